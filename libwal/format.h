@@ -1,0 +1,35 @@
+// The on-disk constants of the WAL. man/walcut-format.5 is the grammar; this header
+// is its numbers. Change one and the format version must change with it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace wal {
+
+// Frame: u32 length | u32 ~length | u8 type | payload[length] | u64 checksum.
+// checksum = XXH3_64bits_withSeed(frame bytes before the checksum, FrameSeed(ptr)).
+inline constexpr size_t kFrameHeaderSize = 9;
+inline constexpr size_t kFrameTrailerSize = 8;
+inline constexpr size_t kFrameOverhead = kFrameHeaderSize + kFrameTrailerSize;
+
+// A payload longer than this is refused by writer and reader alike.
+inline constexpr uint32_t kMaxPayloadSize = 64u << 20;
+
+// Segments: the writer rolls before a segment passes its size; one segment is never
+// larger than kMaxSegmentSize bytes (uncompressed), so offsets fit in 32 bits.
+inline constexpr uint64_t kMinSegmentSize = 4096;
+inline constexpr uint64_t kMaxSegmentSize = 1ull << 30;
+inline constexpr uint64_t kDefaultSegmentSize = 16ull << 20;
+
+// First record of every segment is a HEADER_RECORD carrying these.
+inline constexpr uint64_t kSegmentMagic = 0xB0D045ACE7ED045AULL;
+inline constexpr uint32_t kFormatVersion = 1;
+
+// The checksum seed binds a frame to its address, so a frame copied to another place
+// (a stale block, a duplicated record, a segment renamed) does not verify there.
+inline constexpr uint64_t FrameSeed(uint64_t segment, uint32_t offset) {
+  return (segment << 32) ^ offset ^ 0x57414C4355540001ULL;
+}
+
+}  // namespace wal

@@ -1,0 +1,131 @@
+// Reading a node's WAL: the segments of a directory as one ordered, verified stream.
+//
+// Every problem is reported to a Reporter with its address, then reading goes on where
+// it safely can (LevelDB's reader does the same, without addresses). A record cut short
+// at the end of the last segment is a torn tail: reported, not an error. Everything else
+// that does not decode is corruption, or one of the segment-sequence problems below.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libwal/ids.h"
+#include "libwal/record.h"
+#include "libwal/segment_file.h"
+#include "libwal/status.h"
+
+namespace wal {
+
+enum class IssueKind {
+  kTornTail,          // not an error: the last segment ends inside a record
+  kCorruption,        // bytes that do not verify or decode
+  kMissingSegment,    // a hole in the sequence of segment indexes
+  kDuplicateSegment,  // two files for one index
+  kForeignSegment,    // header's index or node id does not match its place
+  kBadLz4,            // a .wal.lz4 file whose LZ4 frame is damaged
+  kIoError,           // a file that cannot be read
+};
+const char* IssueKindName(IssueKind kind);
+
+struct Issue {
+  IssueKind kind = IssueKind::kCorruption;
+  std::string file;
+  uint64_t segment = 0;
+  uint64_t offset = 0;        // in the segment's uncompressed bytes
+  uint64_t record_index = 0;  // position of the record in its segment; 0 is the header
+  bool has_checksums = false;
+  uint64_t expected_checksum = 0;  // stored in the file
+  uint64_t actual_checksum = 0;    // computed over the bytes
+  uint64_t bytes_skipped = 0;      // bytes passed over before reading resumed
+  std::string message;
+
+  bool IsError() const { return kind != IssueKind::kTornTail; }
+  // One line: "<file>: <kind> at offset N (record I): message[, expected checksum
+  // 0x..., actual 0x...][, skipped N bytes]".
+  std::string ToString() const;
+};
+
+struct Record {
+  Pointer ptr;
+  uint8_t type = 0;
+  uint32_t size = 0;            // whole frame
+  uint64_t record_index = 0;
+  std::string_view payload;     // valid until the next call to Next()
+  AnyRecord decoded;            // meaningful when IsKnownRecordType(type) and decoding is on
+};
+
+struct ReaderOptions {
+  bool verify_checksums = true;
+  bool decode = true;
+  // After corruption inside a segment, scan forward for the next frame that verifies
+  // at its own address and go on from there; without it, reading stops.
+  bool resync = true;
+  // Records before `from` are read (and verified) but not returned.
+  Pointer from{};
+  // `from` is known to be a record boundary (a pointer this reader returned as end()):
+  // reading starts there directly instead of at the segment's beginning.
+  bool from_is_boundary = false;
+};
+
+class WalReader {
+ public:
+  using Reporter = std::function<void(const Issue&)>;
+
+  // All segments of a `wal/` directory in index order.
+  static Result<std::unique_ptr<WalReader>> OpenDirectory(const std::string& wal_dir,
+                                                          ReaderOptions options, Reporter reporter);
+  // The given segment files in order; the last one is the last segment.
+  static std::unique_ptr<WalReader> OpenFiles(std::vector<SegmentFile> files,
+                                              ReaderOptions options, Reporter reporter);
+
+  // The next record, or false at the end of the stream.
+  bool Next(const Record** out);
+
+  uint64_t error_count() const { return errors_; }
+  bool torn_tail() const { return torn_tail_; }
+  // The pointer just past the last sound record read so far.
+  Pointer end() const { return end_; }
+  std::optional<Uuid> node_id() const { return node_id_; }
+  uint16_t node_order() const { return node_order_; }
+  const std::string& current_file() const;
+  uint64_t segments_read() const { return segments_read_; }
+
+ private:
+  WalReader(std::vector<SegmentFile> files, ReaderOptions options, Reporter reporter);
+
+  void Report(Issue issue);
+  Issue MakeIssue(IssueKind kind, uint64_t offset, std::string message) const;
+  bool LoadNextSegment();
+  void EndSegment();
+  bool IsLastSegment() const { return file_idx_ + 1 == files_.size(); }
+  // Returns true if `record_` holds a record to hand out.
+  bool Step();
+  void HandleBadFrame(int frame_status, uint64_t stored, uint64_t actual);
+  bool CheckHeader();
+
+  std::vector<SegmentFile> files_;
+  ReaderOptions options_;
+  Reporter reporter_;
+
+  size_t file_idx_ = 0;
+  bool loaded_ = false;
+  SegmentBytes bytes_;
+  uint64_t pos_ = 0;
+  uint64_t record_index_ = 0;
+  bool saw_switch_ = false;
+
+  Record record_;
+  std::optional<Uuid> node_id_;
+  uint16_t node_order_ = 0;
+  Pointer end_{};
+  uint64_t errors_ = 0;
+  bool torn_tail_ = false;
+  bool stopped_ = false;
+  uint64_t segments_read_ = 0;
+};
+
+}  // namespace wal

@@ -1,0 +1,108 @@
+#include <memory>
+
+#include "libwal/record.h"
+#include "tools/command.h"
+#include "tools/dump.h"
+
+namespace tools {
+namespace {
+
+struct DumpArgs {
+  DumpOptions options;
+  CommonFlags common;
+  std::vector<std::string> types;
+  std::string tx, key, cut, from, to, values = "show";
+  int64_t partition = -1;
+  int64_t limit = -1;
+  double follow_idle = -1;
+};
+
+std::string Validate(DumpArgs& a) {
+  DumpOptions& o = a.options;
+  o.json = a.common.json;
+  o.quiet = a.common.quiet;
+  std::vector<std::string> errors;
+  for (const auto& list : a.types) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      wal::RecordType t;
+      if (!name.empty() && wal::ParseRecordType(name, &t)) {
+        o.types.push_back(static_cast<uint8_t>(t));
+      } else {
+        errors.push_back(fmt::format("--type: unknown record type \"{}\"", name));
+      }
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (!a.tx.empty()) {
+    o.tx = wal::TxId::Parse(a.tx);
+    if (!o.tx) errors.push_back(fmt::format("--tx: \"{}\" is not a transaction id (T.N.O)", a.tx));
+  }
+  if (!a.from.empty()) {
+    o.from = wal::Pointer::Parse(a.from);
+    if (!o.from) errors.push_back(fmt::format("--from: \"{}\" is not a pointer (SEG:OFF)", a.from));
+  }
+  if (!a.to.empty()) {
+    o.to = wal::Pointer::Parse(a.to);
+    if (!o.to) errors.push_back(fmt::format("--to: \"{}\" is not a pointer (SEG:OFF)", a.to));
+  }
+  if (a.partition >= 0) o.partition = static_cast<uint32_t>(a.partition);
+  if (a.limit >= 0) o.limit = static_cast<uint64_t>(a.limit);
+  if (!a.key.empty()) o.key = a.key;
+  if (!a.cut.empty()) o.cut = a.cut;
+  if (a.values == "show") o.values = ValuesMode::kShow;
+  else if (a.values == "hide") o.values = ValuesMode::kHide;
+  else if (a.values == "hash") o.values = ValuesMode::kHash;
+  if (a.follow_idle >= 0) o.follow_idle = a.follow_idle;
+  if (o.follow && o.stats) errors.push_back("--follow and --stats cannot be combined");
+  std::string joined;
+  for (const auto& e : errors) joined += (joined.empty() ? "" : "\n") + e;
+  return joined;
+}
+
+}  // namespace
+
+void RegisterDump(CLI::App& app, CommandContext& ctx) {
+  auto args = std::make_shared<DumpArgs>();
+  CLI::App* sub = app.add_subcommand("dump", "Print the records of WAL segments");
+  sub->add_option("PATH", args->options.paths,
+                  "A segment file (.wal or .wal.lz4), a wal/ directory, a node directory or a "
+                  "cluster directory")
+      ->required();
+  AddCommonFlags(sub, &args->common);
+  sub->add_flag("--stats", args->options.stats,
+                "Print a per-type table (count, bytes, share) instead of records");
+  sub->add_option("--type", args->types, "Only records of these types (NAME[,NAME]...)");
+  sub->add_option("--tx", args->tx, "Only records of this transaction (T.N.O)");
+  sub->add_option("--partition", args->partition, "Only entries and rollbacks of partition P")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--key", args->key, "Only data entries with this key");
+  sub->add_option("--cut", args->cut, "Only cut records of this cut id (or a unique prefix)");
+  sub->add_option("--from", args->from, "Start at this pointer (SEG:OFF)");
+  sub->add_option("--to", args->to, "Stop before this pointer (SEG:OFF)");
+  sub->add_option("--limit", args->limit, "Print at most N records (counted after filters)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--values", args->values, "Show values, hide them, or print their XXH3 hash")
+      ->check(CLI::IsMember({"show", "hide", "hash"}));
+  sub->add_flag("--follow", args->options.follow,
+                "Keep polling for new records until interrupted (Ctrl-C)");
+  sub->add_option("--follow-interval", args->options.follow_interval,
+                  "Seconds between polls in --follow mode (default 0.2)")
+      ->check(CLI::Range(0.01, 60.0));
+  sub->add_option("--follow-idle", args->follow_idle,
+                  "In --follow mode, stop after this many seconds without new records")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--no-verify", [args](int64_t) { args->options.verify = false; },
+                "Do not verify record checksums");
+  sub->callback([args, &ctx] {
+    std::string errors = Validate(*args);
+    if (!errors.empty()) throw CLI::ValidationError(errors);
+    args->options.stop = ctx.stop;
+    ctx.run = [args, &ctx] { return RunDump(args->options, *ctx.output); };
+  });
+}
+
+}  // namespace tools

@@ -1,0 +1,41 @@
+// `walcut dump`: records of one or more node WALs as text lines, JSON Lines or a
+// per-type statistics table.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libwal/ids.h"
+#include "tools/output.h"
+#include "tools/record_format.h"
+
+namespace tools {
+
+struct DumpOptions {
+  std::vector<std::string> paths;
+  bool json = false;
+  bool quiet = false;
+  bool stats = false;
+  std::vector<uint8_t> types;          // record type ids; empty = all
+  std::optional<wal::TxId> tx;
+  std::optional<uint32_t> partition;
+  std::optional<std::string> key;
+  std::optional<std::string> cut;      // a cut id or a prefix of one
+  std::optional<wal::Pointer> from;
+  std::optional<wal::Pointer> to;      // exclusive
+  std::optional<uint64_t> limit;
+  ValuesMode values = ValuesMode::kShow;
+  bool follow = false;
+  double follow_interval = 0.2;        // seconds between polls
+  std::optional<double> follow_idle;   // stop after this long without new records
+  bool verify = true;
+  // Set from outside (a signal handler) to end --follow.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+int RunDump(const DumpOptions& options, Output& output);
+
+}  // namespace tools

@@ -1,0 +1,116 @@
+#include "tools/inputs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tools {
+namespace fs = std::filesystem;
+
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+        std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t i2 = i, j2 = j;
+      while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
+      while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
+      std::string_view na(a.data() + i, i2 - i), nb(b.data() + j, j2 - j);
+      while (na.size() > 1 && na[0] == '0') na.remove_prefix(1);
+      while (nb.size() > 1 && nb[0] == '0') nb.remove_prefix(1);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = i2;
+      j = j2;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+namespace {
+
+bool HasSegments(const fs::path& dir) {
+  auto files = wal::ListSegments(dir.string());
+  return files.ok() && !files->empty();
+}
+
+// Server node names from cluster.json, in node order, when it is there and readable.
+std::vector<std::string> ClusterJsonNodes(const fs::path& dir) {
+  std::ifstream in(dir / "cluster.json");
+  if (!in) return {};
+  auto doc = nlohmann::json::parse(in, nullptr, false);
+  std::vector<std::string> names;
+  if (doc.is_discarded() || !doc.contains("nodes") || !doc["nodes"].is_array()) return names;
+  for (const auto& n : doc["nodes"]) {
+    if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) continue;
+    if (n.contains("role") && n["role"] != "server") continue;
+    names.push_back(n["name"].get<std::string>());
+  }
+  return names;
+}
+
+}  // namespace
+
+wal::Result<std::vector<WalInput>> ResolveWalInputs(const std::vector<std::string>& paths) {
+  std::vector<WalInput> inputs;
+  for (const auto& arg : paths) {
+    fs::path p(arg);
+    std::error_code ec;
+    auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st)) {
+      return wal::Status::NotFound(fmt::format("cannot open \"{}\": no such file or directory", arg));
+    }
+    if (fs::is_regular_file(st)) {
+      WalInput in;
+      wal::SegmentFile f;
+      if (!wal::ParseSegmentFileName(p.filename().string(), &f.index, &f.compressed)) {
+        return wal::Status::InvalidArgument(fmt::format(
+            "\"{}\" is not named like a segment (NNNNNNNNNNNNNNNN.wal or .wal.lz4)", arg));
+      }
+      f.path = arg;
+      fs::path parent = fs::absolute(p).parent_path();
+      in.node = parent.filename() == "wal" ? parent.parent_path().filename().string() : "-";
+      in.files.push_back(std::move(f));
+      inputs.push_back(std::move(in));
+      continue;
+    }
+    if (!fs::is_directory(st)) {
+      return wal::Status::InvalidArgument(fmt::format("\"{}\" is not a file or directory", arg));
+    }
+    fs::path abs = fs::absolute(p).lexically_normal();
+    if (abs.filename().empty()) abs = abs.parent_path();
+    if (fs::is_directory(p / "wal")) {
+      inputs.push_back({abs.filename().string(), (p / "wal").string(), {}});
+      continue;
+    }
+    if (HasSegments(p)) {
+      std::string node = abs.filename() == "wal" ? abs.parent_path().filename().string() : "-";
+      inputs.push_back({node, p.string(), {}});
+      continue;
+    }
+    std::vector<std::string> nodes = ClusterJsonNodes(p);
+    if (nodes.empty()) {
+      for (const auto& entry : fs::directory_iterator(p, ec)) {
+        if (entry.is_directory() && fs::is_directory(entry.path() / "wal")) {
+          nodes.push_back(entry.path().filename().string());
+        }
+      }
+      std::sort(nodes.begin(), nodes.end(), NaturalLess);
+    }
+    if (nodes.empty()) {
+      return wal::Status::InvalidArgument(fmt::format(
+          "\"{}\" is not a segment, WAL directory, node directory or cluster directory", arg));
+    }
+    for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}});
+  }
+  return inputs;
+}
+
+}  // namespace tools

@@ -1,0 +1,82 @@
+// Where commands write: data to `out`, messages to `err`. Injected so that commands run
+// in-process in tests; buffered so that dumping millions of lines stays cheap.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace tools {
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void Write(std::string_view bytes) = 0;
+  virtual void Flush() {}
+  // False once a write failed (a closed pipe): commands may stop early.
+  virtual bool good() const { return true; }
+};
+
+// Buffered writes to a file descriptor.
+class FdSink : public Sink {
+ public:
+  explicit FdSink(int fd, size_t buffer = 1 << 16) : fd_(fd), limit_(buffer) {}
+  ~FdSink() override { Flush(); }
+  void Write(std::string_view bytes) override {
+    buf_.append(bytes);
+    if (buf_.size() >= limit_) Flush();
+  }
+  void Flush() override;
+  bool good() const override { return good_; }
+
+ private:
+  int fd_;
+  size_t limit_;
+  std::string buf_;
+  bool good_ = true;
+};
+
+class StringSink : public Sink {
+ public:
+  void Write(std::string_view bytes) override { text_.append(bytes); }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+struct Output {
+  Sink* out = nullptr;
+  Sink* err = nullptr;
+  bool err_is_terminal = false;
+
+  template <typename... Args>
+  void Error(fmt::format_string<Args...> f, Args&&... args) {
+    err->Write("walcut: error: ");
+    err->Write(fmt::format(f, std::forward<Args>(args)...));
+    err->Write("\n");
+  }
+  template <typename... Args>
+  void Warning(fmt::format_string<Args...> f, Args&&... args) {
+    err->Write("walcut: warning: ");
+    err->Write(fmt::format(f, std::forward<Args>(args)...));
+    err->Write("\n");
+  }
+  template <typename... Args>
+  void Hint(fmt::format_string<Args...> f, Args&&... args) {
+    err->Write("hint: ");
+    err->Write(fmt::format(f, std::forward<Args>(args)...));
+    err->Write("\n");
+  }
+};
+
+// Exit codes shared by every command (walcut(1), EXIT STATUS).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitProblems = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitUnreadable = 3;
+inline constexpr int kExitInternal = 4;
+
+}  // namespace tools

@@ -1,0 +1,33 @@
+// How records look in `walcut dump`: one text line, or one JSON object, per record.
+// Each record type has a text and a JSON describer in one table (pg_waldump's rmgr
+// descriptions); a type this version does not know is printed by name and size.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "libwal/wal_reader.h"
+
+namespace tools {
+
+enum class ValuesMode { kShow, kHide, kHash };
+
+struct RecordFormat {
+  ValuesMode values = ValuesMode::kShow;
+  // For DATA_RECORD_V2: the entries to print (all when null), so that a filter on key,
+  // partition or transaction shows only the entries that matched.
+  const std::vector<uint32_t>* entries = nullptr;
+};
+
+void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f,
+                      fmt::memory_buffer* out);
+void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordFormat& f,
+                      fmt::memory_buffer* out);
+
+// Nanoseconds of simulated time as seconds with nine decimals.
+void AppendTimestamp(fmt::memory_buffer* out, uint64_t ns);
+
+}  // namespace tools
