@@ -116,9 +116,9 @@ class Decoder {
     if (min_size != 0 && *n > remaining() / min_size) return Fail();
     return true;
   }
+  // Marks the decoder failed; position() keeps telling where decoding stopped.
   bool Fail() {
     failed_ = true;
-    p_ = end_;
     return false;
   }
 

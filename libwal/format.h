@@ -22,7 +22,9 @@ inline constexpr uint64_t kMinSegmentSize = 4096;
 inline constexpr uint64_t kMaxSegmentSize = 1ull << 30;
 inline constexpr uint64_t kDefaultSegmentSize = 16ull << 20;
 
-// First record of every segment is a HEADER_RECORD carrying these.
+// First record of every segment is a HEADER_RECORD carrying these (payload:
+// magic u64, version u32, segment u64, node id 16 bytes, node order u16).
+inline constexpr size_t kHeaderPayloadSize = 8 + 4 + 8 + 16 + 2;
 inline constexpr uint64_t kSegmentMagic = 0xB0D045ACE7ED045AULL;
 inline constexpr uint32_t kFormatVersion = 1;
 

@@ -36,7 +36,6 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
          });
 }
 
-constexpr size_t kUuidSize = 16;
 constexpr size_t kTxIdSize = 16;
 // cache, partition, counter, op, flags, xid, write version, key length, value length
 constexpr size_t kMinEntrySize = 4 + 4 + 8 + 1 + 1 + kTxIdSize + kTxIdSize + 4 + 4;

@@ -50,6 +50,8 @@ struct HeaderRecord {
   uint64_t segment = 0;
   Uuid node_id;
   uint16_t node_order = 0;  // the compact id participants are named by
+
+  bool operator==(const HeaderRecord&) const = default;
 };
 
 // TxRecord flags.
@@ -60,6 +62,8 @@ inline constexpr uint8_t kTxKnownFlags = kTxFlagRecoveryFinish | kTxFlagOnePhase
 struct Participant {
   uint16_t primary = 0;            // node order
   std::vector<uint16_t> backups;   // node orders
+
+  bool operator==(const Participant&) const = default;
 };
 
 struct TxRecord {
@@ -69,6 +73,8 @@ struct TxRecord {
   uint32_t topology_version = 0;   // the version the transaction is mapped to
   uint64_t timestamp = 0;          // nanoseconds of (simulated) time
   std::vector<Participant> participants;
+
+  bool operator==(const TxRecord&) const = default;
 };
 
 // DataEntry flags.
@@ -84,11 +90,15 @@ struct DataEntry {
   TxId write_version;
   std::string_view key;
   std::string_view value;          // empty for DELETE
+
+  bool operator==(const DataEntry&) const = default;
 };
 
 struct DataRecord {
   uint64_t timestamp = 0;
   std::vector<DataEntry> entries;
+
+  bool operator==(const DataRecord&) const = default;
 };
 
 // Closes the counter range (start, start + range] of one partition.
@@ -97,17 +107,23 @@ struct RollbackRecord {
   uint32_t partition = 0;
   uint64_t start = 0;
   uint64_t range = 0;
+
+  bool operator==(const RollbackRecord&) const = default;
 };
 
 struct ClusterSnapshotRecord {
   uint64_t timestamp = 0;
   std::string_view name;
+
+  bool operator==(const ClusterSnapshotRecord&) const = default;
 };
 
 struct CutStartRecord {
   Uuid cut_id;
   uint32_t topology_version = 0;
   uint64_t timestamp = 0;
+
+  bool operator==(const CutStartRecord&) const = default;
 };
 
 struct CutFinishRecord {
@@ -115,6 +131,8 @@ struct CutFinishRecord {
   uint64_t timestamp = 0;
   std::vector<TxId> before;        // Ignite's "included"
   std::vector<TxId> after;         // Ignite's "excluded"
+
+  bool operator==(const CutFinishRecord&) const = default;
 };
 
 // One decoded record. Only the member named by `type` is meaningful; the others keep

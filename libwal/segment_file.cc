@@ -116,6 +116,15 @@ Status ReadWhole(int fd, const std::string& path, size_t size, std::string* out)
 }  // namespace
 
 Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file) {
+  if (file.memory) {
+    if (!file.compressed) return FromString(*file.memory);
+    auto plain = DecompressLz4Frame(*file.memory, kMaxSegmentSize);
+    if (!plain.ok()) {
+      return Status(plain.status().code(),
+                    fmt::format("\"{}\": {}", file.path, plain.status().message()));
+    }
+    return FromString(std::move(plain).value());
+  }
   int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return Status::IoError(fmt::format("cannot open \"{}\": {}", file.path, strerror(errno)));
@@ -143,12 +152,17 @@ Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file) {
     }
     return FromString(std::move(plain).value());
   }
+  if (size > kMaxSegmentSize) {
+    ::close(fd);
+    return Status::Corruption(fmt::format("\"{}\" is {} bytes, larger than any segment ({} bytes)",
+                                          file.path, size, kMaxSegmentSize));
+  }
   SegmentBytes s;
   if (size == 0) {
     ::close(fd);
     return s;
   }
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   if (map == MAP_FAILED) {
     std::string bytes;
     Status rs = ReadWhole(fd, file.path, size, &bytes);

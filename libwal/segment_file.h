@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,9 @@ struct SegmentFile {
   uint64_t index = 0;
   std::string path;
   bool compressed = false;
+  // When set, the file's bytes as they would be read from `path` (tests and fuzzing
+  // read segments built in memory through the same code).
+  std::shared_ptr<const std::string> memory;
 };
 
 // Every file of `wal_dir` named like a segment, sorted by index (a plain and a

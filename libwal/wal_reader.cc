@@ -112,10 +112,17 @@ Issue WalReader::MakeIssue(IssueKind kind, uint64_t offset, std::string message)
 
 bool WalReader::LoadNextSegment() {
   while (file_idx_ < files_.size()) {
-    auto loaded = SegmentBytes::Load(files_[file_idx_]);
+    record_index_ = 0;
+    Result<SegmentBytes> loaded = next_started_ ? next_.get() : SegmentBytes::Load(files_[file_idx_]);
+    next_started_ = false;
+    if (options_.prefetch && file_idx_ + 1 < files_.size()) {
+      next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1]] { return SegmentBytes::Load(f); });
+      next_started_ = true;
+    }
     if (!loaded.ok()) {
-      IssueKind kind = loaded.status().code() == StatusCode::kCorruption ? IssueKind::kBadLz4
-                                                                          : IssueKind::kIoError;
+      IssueKind kind = loaded.status().code() != StatusCode::kCorruption ? IssueKind::kIoError
+                       : files_[file_idx_].compressed                     ? IssueKind::kBadLz4
+                                                                          : IssueKind::kCorruption;
       Issue issue = MakeIssue(kind, 0, loaded.status().message());
       Report(std::move(issue));
       ++file_idx_;
@@ -244,13 +251,24 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
     stopped_ = true;
     return;
   }
-  // Resync: the next offset whose frame verifies at that very address.
+  // Resync: the next offset whose frame verifies at that very address. Candidates whose
+  // length words agree are hashed; a budget on those bytes keeps a crafted segment
+  // (many plausible lengths) from turning the scan quadratic.
   const uint64_t segment = files_[file_idx_].index;
+  uint64_t budget = 4 * uint64_t{data.size()} + (1u << 20);
   uint64_t next = pos_ + 1;
   for (; next + kFrameOverhead <= data.size(); ++next) {
+    const char* p = data.data() + next;
+    uint32_t length = DecodeFixed32(p);
+    if (DecodeFixed32(p + 4) != ~length || length > data.size() - next - kFrameOverhead) continue;
+    if (length > budget) {
+      next = data.size();
+      issue.message += "; resync gave up on the rest of the segment";
+      break;
+    }
+    budget -= length;
     FrameView probe;
-    if (ParseFrame(data.data() + next, data.size() - next,
-                   Pointer{segment, static_cast<uint32_t>(next)}, true,
+    if (ParseFrame(p, data.size() - next, Pointer{segment, static_cast<uint32_t>(next)}, true,
                    &probe) == FrameStatus::kOk) {
       break;
     }
@@ -303,6 +321,21 @@ bool WalReader::Step() {
   FrameView fv;
   FrameStatus fs = ParseFrame(data.data() + pos_, data.size() - pos_, at,
                               options_.verify_checksums, &fv);
+  if (fs == FrameStatus::kBadChecksum && record_index_ == 0 &&
+      fv.payload.size() == kHeaderPayloadSize) {
+    // A header that verifies only at the index it names: a segment file renamed or
+    // copied into the wrong place, not damaged bytes.
+    const uint64_t claimed = DecodeFixed64(fv.payload.data() + 12);
+    FrameView again;
+    if (claimed != f.index &&
+        ParseFrame(data.data(), data.size(), Pointer{claimed, 0}, true, &again) ==
+            FrameStatus::kOk) {
+      Report(MakeIssue(IssueKind::kForeignSegment, 0,
+                       fmt::format("header says segment {}, file name says {}", claimed, f.index)));
+      EndSegment();
+      return false;
+    }
+  }
   if (fs != FrameStatus::kOk) {
     HandleBadFrame(static_cast<int>(fs), fv.stored_checksum, fv.actual_checksum);
     return false;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,7 +45,7 @@ struct Issue {
   std::string message;
 
   bool IsError() const { return kind != IssueKind::kTornTail; }
-  // One line: "<file>: <kind> at offset N (record I): message[, expected checksum
+  // One line: "\"<file>\": <kind> at offset N (record I): message[, expected checksum
   // 0x..., actual 0x...][, skipped N bytes]".
   std::string ToString() const;
 };
@@ -66,6 +67,8 @@ struct ReaderOptions {
   bool resync = true;
   // Records before `from` are read (and verified) but not returned.
   Pointer from{};
+  // Load (map, or decompress) the next segment on a second thread while this one is read.
+  bool prefetch = true;
   // `from` is known to be a record boundary (a pointer this reader returned as end()):
   // reading starts there directly instead of at the segment's beginning.
   bool from_is_boundary = false;
@@ -114,6 +117,8 @@ class WalReader {
   size_t file_idx_ = 0;
   bool loaded_ = false;
   SegmentBytes bytes_;
+  std::future<Result<SegmentBytes>> next_;  // the load of files_[file_idx_ + 1], if started
+  bool next_started_ = false;
   uint64_t pos_ = 0;
   uint64_t record_index_ = 0;
   bool saw_switch_ = false;

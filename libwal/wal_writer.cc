@@ -128,14 +128,16 @@ Status WalWriter::OpenSegment(uint64_t index) {
 
 bool WalWriter::NeedsRoll(size_t frame_size) const {
   uint64_t end = offset_ + buf_.size();  // already includes the new frame
-  uint64_t header_end = kFrameOverhead + 38;
+  uint64_t header_end = kFrameOverhead + kHeaderPayloadSize;
   // Leave room for the SWITCH_SEGMENT_RECORD; a record too big for any segment gets a
   // segment of its own rather than a roll that could never help.
   return end + kFrameOverhead > options_.segment_size && end - frame_size > header_end;
 }
 
 Result<Pointer> WalWriter::Placed(Pointer at, size_t size) {
-  if (size - kFrameOverhead > kMaxPayloadSize || offset_ + buf_.size() > kMaxSegmentSize) {
+  // The segment must keep room for its SWITCH_SEGMENT_RECORD within kMaxSegmentSize.
+  if (size - kFrameOverhead > kMaxPayloadSize ||
+      offset_ + buf_.size() + kFrameOverhead > kMaxSegmentSize) {
     buf_.resize(buf_.size() - size);
     return Status::InvalidArgument(fmt::format("record of {} bytes is too large", size));
   }

@@ -1,3 +1,4 @@
+#include <cctype>
 #include <memory>
 
 #include "libwal/record.h"
@@ -52,7 +53,11 @@ std::string Validate(DumpArgs& a) {
   if (a.partition >= 0) o.partition = static_cast<uint32_t>(a.partition);
   if (a.limit >= 0) o.limit = static_cast<uint64_t>(a.limit);
   if (!a.key.empty()) o.key = a.key;
-  if (!a.cut.empty()) o.cut = a.cut;
+  if (!a.cut.empty()) {
+    std::string lower = a.cut;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    o.cut = lower;
+  }
   if (a.values == "show") o.values = ValuesMode::kShow;
   else if (a.values == "hide") o.values = ValuesMode::kHide;
   else if (a.values == "hash") o.values = ValuesMode::kHash;
@@ -80,7 +85,7 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
   sub->add_option("--partition", args->partition, "Only entries and rollbacks of partition P")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--key", args->key, "Only data entries with this key");
-  sub->add_option("--cut", args->cut, "Only cut records of this cut id (or a unique prefix)");
+  sub->add_option("--cut", args->cut, "Only cut records whose cut id starts with this (a whole id or a prefix)");
   sub->add_option("--from", args->from, "Start at this pointer (SEG:OFF)");
   sub->add_option("--to", args->to, "Stop before this pointer (SEG:OFF)");
   sub->add_option("--limit", args->limit, "Print at most N records (counted after filters)")

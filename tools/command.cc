@@ -6,7 +6,7 @@ namespace tools {
 
 void AddCommonFlags(CLI::App* sub, CommonFlags* flags) {
   sub->add_flag("--json", flags->json, "Machine-readable output (see OUTPUT in the man page)");
-  sub->add_flag("-q,--quiet", flags->quiet, "Print only errors");
+  sub->add_flag("-q,--quiet", flags->quiet, "Print only errors: no records, tables or warnings");
 }
 
 bool ParseSize(const std::string& text, uint64_t* out) {

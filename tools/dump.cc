@@ -165,6 +165,8 @@ int RunDump(const DumpOptions& o, Output& output) {
       const WalInput& in = inputs[i];
       wal::ReaderOptions ro;
       ro.verify_checksums = o.verify;
+      // The table needs only the framing: checksums are verified, payloads not decoded.
+      ro.decode = !o.stats || o.tx || o.partition || o.key || o.cut;
       if (started[i]) {
         ro.from = resume[i];
         ro.from_is_boundary = true;
@@ -200,7 +202,8 @@ int RunDump(const DumpOptions& o, Output& output) {
         reader = std::move(r).value();
       }
       const Record* rec = nullptr;
-      while (reader->Next(&rec)) {
+      if (o.limit && totals.shown >= *o.limit) limit_reached = true;
+      while (!limit_reached && reader->Next(&rec)) {
         if (o.to && !(rec->ptr < *o.to)) break;
         news = true;
         bool partial = false;
@@ -229,13 +232,14 @@ int RunDump(const DumpOptions& o, Output& output) {
           break;
         }
       }
-      if (!started[i]) totals.segments += reader->segments_read();
+      totals.segments += reader->segments_read() - (started[i] && reader->segments_read() > 0);
+      // A pass that read nothing leaves the resume point where it was.
+      if (reader->end() != wal::Pointer{}) resume[i] = reader->end();
       started[i] = true;
-      resume[i] = reader->end();
       if (final_pass || !o.follow) {
         for (const auto& t : torn) {
           ++totals.torn_tails;
-          output.Warning("{}", t.ToString());
+          if (!o.quiet) output.Warning("{}", t.ToString());
         }
       }
     }
@@ -257,7 +261,7 @@ int RunDump(const DumpOptions& o, Output& output) {
     }
     pass(true);
   }
-  if (o.stats) PrintStats(totals, inputs.size(), o.json, output.out);
+  if (o.stats && !o.quiet) PrintStats(totals, inputs.size(), o.json, output.out);
   output.out->Flush();
   if (totals.io_errors > 0) return kExitUnreadable;
   return totals.errors > 0 ? kExitProblems : kExitOk;

@@ -1,6 +1,7 @@
 #include "tools/inputs.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 

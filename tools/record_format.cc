@@ -17,10 +17,20 @@ void Put(fmt::memory_buffer* out, fmt::format_string<Args...> f, Args&&... args)
   fmt::format_to(std::back_inserter(*out), f, std::forward<Args>(args)...);
 }
 
-void PutStr(fmt::memory_buffer* out, std::string_view s) { out->append(s.data(), s.data() + s.size()); }
+void PutStr(fmt::memory_buffer* out, std::string_view s) { AppendRaw(out, s.data(), s.size()); }
+
+// Hot-path number printing: fmt::format_int, no format-string parsing per call.
+void PutU(fmt::memory_buffer* out, uint64_t v) {
+  fmt::format_int f(v);
+  AppendRaw(out, f.data(), f.size());
+}
 
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id) {
-  Put(out, "{}.{}.{}", id.topology_version, id.node_order, id.order);
+  PutU(out, id.topology_version);
+  out->push_back('.');
+  PutU(out, id.node_order);
+  out->push_back('.');
+  PutU(out, id.order);
 }
 
 void PutValueText(fmt::memory_buffer* out, std::string_view v, ValuesMode mode) {
@@ -68,15 +78,23 @@ void TextDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
       const auto& t = a.tx;
       PutStr(out, " tx ");
       PutTxId(out, t.xid);
-      Put(out, " {} topver {}", wal::TxStateName(t.state), t.topology_version);
+      out->push_back(' ');
+      PutStr(out, wal::TxStateName(t.state));
+      PutStr(out, " topver ");
+      PutU(out, t.topology_version);
       TxFlagsText(out, t.flags);
       PutStr(out, " ts ");
       AppendTimestamp(out, t.timestamp);
       PutStr(out, " participants");
       for (const auto& p : t.participants) {
-        Put(out, " {}[", p.primary);
-        for (size_t i = 0; i < p.backups.size(); ++i) Put(out, "{}{}", i ? "," : "", p.backups[i]);
-        PutStr(out, "]");
+        out->push_back(' ');
+        PutU(out, p.primary);
+        out->push_back('[');
+        for (size_t i = 0; i < p.backups.size(); ++i) {
+          if (i) out->push_back(',');
+          PutU(out, p.backups[i]);
+        }
+        out->push_back(']');
       }
       break;
     }
@@ -84,14 +102,23 @@ void TextDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
       const auto& d = a.data;
       PutStr(out, " ts ");
       AppendTimestamp(out, d.timestamp);
+      PutStr(out, " entries ");
       if (f.entries != nullptr) {
-        Put(out, " entries {} of {}:", ShownEntries(d, f), d.entries.size());
-      } else {
-        Put(out, " entries {}:", d.entries.size());
+        PutU(out, ShownEntries(d, f));
+        PutStr(out, " of ");
       }
+      PutU(out, d.entries.size());
+      out->push_back(':');
       ForEachEntry(d, f, [&](const wal::DataEntry& e) {
-        Put(out, " [cache {} part {} cntr {} {} key ", e.cache_id, e.partition, e.counter,
-            wal::EntryOpName(e.op));
+        PutStr(out, " [cache ");
+        PutU(out, e.cache_id);
+        PutStr(out, " part ");
+        PutU(out, e.partition);
+        PutStr(out, " cntr ");
+        PutU(out, e.counter);
+        out->push_back(' ');
+        PutStr(out, wal::EntryOpName(e.op));
+        PutStr(out, " key ");
         AppendQuoted(out, e.key);
         if (e.op != wal::EntryOp::kDelete) {
           PutStr(out, " value ");
@@ -166,15 +193,26 @@ void JsonDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
       const auto& t = a.tx;
       PutStr(out, ",\"tx\":\"");
       PutTxId(out, t.xid);
-      Put(out, "\",\"state\":\"{}\",\"topology_version\":{},\"recovery_finish\":{},"
-               "\"one_phase\":{},\"timestamp\":{},\"participants\":[",
-          wal::TxStateName(t.state), t.topology_version,
-          (t.flags & wal::kTxFlagRecoveryFinish) != 0, (t.flags & wal::kTxFlagOnePhase) != 0,
-          t.timestamp);
+      PutStr(out, "\",\"state\":\"");
+      PutStr(out, wal::TxStateName(t.state));
+      PutStr(out, "\",\"topology_version\":");
+      PutU(out, t.topology_version);
+      PutStr(out, (t.flags & wal::kTxFlagRecoveryFinish) != 0 ? ",\"recovery_finish\":true"
+                                                               : ",\"recovery_finish\":false");
+      PutStr(out, (t.flags & wal::kTxFlagOnePhase) != 0 ? ",\"one_phase\":true"
+                                                         : ",\"one_phase\":false");
+      PutStr(out, ",\"timestamp\":");
+      PutU(out, t.timestamp);
+      PutStr(out, ",\"participants\":[");
       for (size_t i = 0; i < t.participants.size(); ++i) {
         const auto& p = t.participants[i];
-        Put(out, "{}{{\"primary\":{},\"backups\":[", i ? "," : "", p.primary);
-        for (size_t j = 0; j < p.backups.size(); ++j) Put(out, "{}{}", j ? "," : "", p.backups[j]);
+        PutStr(out, i ? ",{\"primary\":" : "{\"primary\":");
+        PutU(out, p.primary);
+        PutStr(out, ",\"backups\":[");
+        for (size_t j = 0; j < p.backups.size(); ++j) {
+          if (j) out->push_back(',');
+          PutU(out, p.backups[j]);
+        }
         PutStr(out, "]}");
       }
       PutStr(out, "]");
@@ -182,11 +220,22 @@ void JsonDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
     }
     case RecordType::kData: {
       const auto& d = a.data;
-      Put(out, ",\"timestamp\":{},\"entry_count\":{},\"entries\":[", d.timestamp, d.entries.size());
+      PutStr(out, ",\"timestamp\":");
+      PutU(out, d.timestamp);
+      PutStr(out, ",\"entry_count\":");
+      PutU(out, d.entries.size());
+      PutStr(out, ",\"entries\":[");
       bool first = true;
       ForEachEntry(d, f, [&](const wal::DataEntry& e) {
-        Put(out, "{}{{\"cache\":{},\"partition\":{},\"counter\":{},\"op\":\"{}\",\"key\":",
-            first ? "" : ",", e.cache_id, e.partition, e.counter, wal::EntryOpName(e.op));
+        PutStr(out, first ? "{\"cache\":" : ",{\"cache\":");
+        PutU(out, e.cache_id);
+        PutStr(out, ",\"partition\":");
+        PutU(out, e.partition);
+        PutStr(out, ",\"counter\":");
+        PutU(out, e.counter);
+        PutStr(out, ",\"op\":\"");
+        PutStr(out, wal::EntryOpName(e.op));
+        PutStr(out, "\",\"key\":");
         first = false;
         AppendJsonString(out, e.key);
         PutStr(out, ",\"value\":");
@@ -199,7 +248,8 @@ void JsonDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
         PutTxId(out, e.xid);
         PutStr(out, "\",\"write_version\":\"");
         PutTxId(out, e.write_version);
-        Put(out, "\",\"primary\":{}}}", (e.flags & wal::kEntryFlagPrimary) != 0);
+        PutStr(out, (e.flags & wal::kEntryFlagPrimary) != 0 ? "\",\"primary\":true}"
+                                                             : "\",\"primary\":false}");
       });
       PutStr(out, "]");
       break;
@@ -232,19 +282,32 @@ void JsonDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
 }  // namespace
 
 void AppendTimestamp(fmt::memory_buffer* out, uint64_t ns) {
-  Put(out, "{}.{:09}", ns / 1000000000u, ns % 1000000000u);
+  PutU(out, ns / 1000000000u);
+  char frac[10];
+  frac[0] = '.';
+  uint64_t r = ns % 1000000000u;
+  for (int i = 9; i >= 1; --i) {
+    frac[i] = static_cast<char>('0' + r % 10);
+    r /= 10;
+  }
+  AppendRaw(out, frac, 10);
 }
 
 void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f,
                       fmt::memory_buffer* out) {
   PutStr(out, node);
-  Put(out, " {}:{} ", r.ptr.segment, r.ptr.offset);
+  out->push_back(' ');
+  PutU(out, r.ptr.segment);
+  out->push_back(':');
+  PutU(out, r.ptr.offset);
+  out->push_back(' ');
   if (wal::IsKnownRecordType(r.type)) {
     PutStr(out, wal::RecordTypeName(r.type));
   } else {
     Put(out, "UNKNOWN({})", r.type);
   }
-  Put(out, " size {}", r.size);
+  PutStr(out, " size ");
+  PutU(out, r.size);
   if (wal::IsKnownRecordType(r.type)) TextDetails(r, f, out);
   out->push_back('\n');
 }
@@ -253,10 +316,20 @@ void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordF
                       fmt::memory_buffer* out) {
   PutStr(out, "{\"node\":");
   AppendJsonString(out, node);
-  Put(out, ",\"segment\":{},\"offset\":{},\"pointer\":\"{}:{}\",\"type\":\"{}\",\"type_id\":{},"
-           "\"size\":{}",
-      r.ptr.segment, r.ptr.offset, r.ptr.segment, r.ptr.offset,
-      wal::IsKnownRecordType(r.type) ? wal::RecordTypeName(r.type) : "UNKNOWN", r.type, r.size);
+  PutStr(out, ",\"segment\":");
+  PutU(out, r.ptr.segment);
+  PutStr(out, ",\"offset\":");
+  PutU(out, r.ptr.offset);
+  PutStr(out, ",\"pointer\":\"");
+  PutU(out, r.ptr.segment);
+  out->push_back(':');
+  PutU(out, r.ptr.offset);
+  PutStr(out, "\",\"type\":\"");
+  PutStr(out, wal::IsKnownRecordType(r.type) ? wal::RecordTypeName(r.type) : "UNKNOWN");
+  PutStr(out, "\",\"type_id\":");
+  PutU(out, r.type);
+  PutStr(out, ",\"size\":");
+  PutU(out, r.size);
   if (wal::IsKnownRecordType(r.type)) JsonDetails(r, f, out);
   PutStr(out, "}\n");
 }

@@ -1,0 +1,164 @@
+// `walcut dump` behaviour that golden files do not pin: exit codes, filters, errors.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <chrono>
+#include <thread>
+
+#include "libwal/segment_file.h"
+#include "libwal/wal_writer.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::RunCli;
+using testing_support::TempDir;
+
+std::string Copy(const TempDir& dir) {
+  std::string dst = dir.path() + "/tiny";
+  fs::copy(std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny", dst, fs::copy_options::recursive);
+  return dst;
+}
+
+size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(DumpCli, VersionAndHelp) {
+  auto v = RunCli({"--version"});
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.rfind("walcut ", 0), 0u);
+  auto h = RunCli({"dump", "--help"});
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("--follow"), std::string::npos);
+}
+
+TEST(DumpCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(RunCli({}).code, 2);
+  EXPECT_EQ(RunCli({"dump"}).code, 2);
+  EXPECT_EQ(RunCli({"dump", "--nope", "x"}).code, 2);
+  auto bad = RunCli({"dump", "--from", "12", "--tx", "x", "somewhere"});
+  EXPECT_EQ(bad.code, 2);
+  // Every validation error is reported, not only the first.
+  EXPECT_NE(bad.err.find("--from"), std::string::npos);
+  EXPECT_NE(bad.err.find("--tx"), std::string::npos);
+}
+
+TEST(DumpCli, MissingPathExitsThree) {
+  auto r = RunCli({"dump", "/nonexistent/walcut"});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("\"/nonexistent/walcut\""), std::string::npos);
+}
+
+TEST(DumpCli, CorruptionExitsOneWithFileAndOffset) {
+  TempDir dir;
+  std::string tiny = Copy(dir);
+  std::string seg = tiny + "/node-0/wal/0000000000000000.wal";
+  {
+    std::fstream f(seg, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(300);
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(300);
+    c = static_cast<char>(c ^ 0x40);
+    f.write(&c, 1);
+  }
+  auto r = RunCli({"dump", tiny + "/node-0"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("0000000000000000.wal"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("corruption at offset"), std::string::npos) << r.err;
+  // Records after the damaged one are still printed.
+  EXPECT_NE(r.out.find("INCREMENTAL_SNAPSHOT_FINISH_RECORD"), std::string::npos);
+}
+
+TEST(DumpCli, TornTailIsReportedButExitsZero) {
+  TempDir dir;
+  std::string tiny = Copy(dir);
+  auto files = wal::ListSegments(tiny + "/node-0/wal");
+  const auto& last = files->back().path;
+  fs::resize_file(last, fs::file_size(last) - 5);
+  auto r = RunCli({"dump", tiny + "/node-0"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("torn tail"), std::string::npos);
+  EXPECT_NE(r.err.find("warning"), std::string::npos);
+}
+
+TEST(DumpCli, LimitCountsAfterFilters) {
+  auto r = RunCli({"dump", "--type", "tx", "--limit", "5",
+                   std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny/node-0"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(Lines(r.out), 5u);
+  EXPECT_EQ(r.out.find("DATA_RECORD"), std::string::npos);
+}
+
+TEST(DumpCli, FromAndToSelectARange) {
+  std::string node = std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny/node-0";
+  auto all = RunCli({"dump", node});
+  auto some = RunCli({"dump", "--from", "0:55", "--to", "1:0", node});
+  EXPECT_EQ(some.code, 0);
+  EXPECT_EQ(some.out.find(" 0:0 "), std::string::npos);
+  EXPECT_EQ(some.out.find(" 1:"), std::string::npos);
+  EXPECT_NE(some.out.find(" 0:55 "), std::string::npos);
+  EXPECT_LT(Lines(some.out), Lines(all.out));
+}
+
+TEST(DumpCli, CutFilterTakesAPrefix) {
+  auto r = RunCli({"dump", "--cut", "5eed5eed",
+                   std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny/node-0"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(Lines(r.out), 2u);
+}
+
+TEST(DumpCli, QuietPrintsNothingOnCleanInput) {
+  auto r = RunCli({"dump", "-q", std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(r.err.empty());
+}
+
+TEST(DumpCli, NoVerifyReadsRecordsWithBadChecksums) {
+  TempDir dir;
+  std::string tiny = Copy(dir);
+  auto first = RunCli({"dump", "--json", "--type", "data", "--limit", "1", tiny + "/node-0"});
+  auto doc = first.out;
+  auto num = [&](const std::string& key) {
+    size_t p = doc.find("\"" + key + "\":") + key.size() + 3;
+    return std::stoul(doc.substr(p));
+  };
+  const size_t offset = num("offset"), size = num("size");
+  std::string seg = tiny + "/node-0/wal/0000000000000000.wal";
+  std::string bytes = testing_support::ReadFile(seg);
+  bytes[offset + size - 9] ^= 0x01;  // last byte of the last value: still decodes
+  std::ofstream(seg, std::ios::binary | std::ios::trunc) << bytes;
+  auto checked = RunCli({"dump", "-q", tiny + "/node-0"});
+  EXPECT_EQ(checked.code, 1);
+  EXPECT_NE(checked.err.find("checksum mismatch"), std::string::npos);
+  auto unchecked = RunCli({"dump", "--no-verify", "--type", "data", "--limit", "1", tiny + "/node-0"});
+  EXPECT_EQ(unchecked.code, 0) << unchecked.err;
+  EXPECT_EQ(Lines(unchecked.out), 1u);
+}
+
+TEST(DumpCli, FollowSeesRecordsAppendedLater) {
+  TempDir dir;
+  auto w = wal::WalWriter::Create(dir.path() + "/node-9/wal", wal::Uuid{1, 2}, 1, {});
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Append(wal::CutStartRecord{wal::Uuid{3, 4}, 1, 10}).ok());
+  ASSERT_TRUE((*w)->Flush().ok());
+  testing_support::CliResult r;
+  std::thread follower([&] {
+    r = RunCli({"dump", "--follow", "--follow-interval", "0.02", "--follow-idle", "1.5",
+                "--type", "cut-start", dir.path() + "/node-9"});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE((*w)->Append(wal::CutStartRecord{wal::Uuid{5, 6}, 1, 20}).ok());
+  ASSERT_TRUE((*w)->Flush().ok());
+  follower.join();
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out), 2u) << r.out;
+  EXPECT_NE(r.out.find(wal::Uuid{5, 6}.ToString()), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,288 @@
+// The reader's contract on damaged input: every change is noticed and located, a torn
+// tail is told apart from corruption, and nothing is read out of range.
+#include <gtest/gtest.h>
+
+#include "libwal/coding.h"
+#include "libwal/lz4_codec.h"
+#include "libwal/wal_reader.h"
+#include "tests/support/read_all.h"
+#include "tests/support/segment_builder.h"
+
+namespace wal {
+namespace {
+
+using testing_support::InMemory;
+using testing_support::ReadAll;
+using testing_support::ReadResult;
+using testing_support::RecordGenerator;
+using testing_support::SegmentBuilder;
+
+// A small segment with one record of every type.
+SegmentBuilder SmallSegment(uint64_t index, RecordGenerator& g, bool seal) {
+  SegmentBuilder b(index);
+  b.Add(g.MakeSnapshot());
+  b.Add(g.MakeTx());
+  b.Add(g.MakeData(3, 30));
+  b.Add(g.MakeRollback());
+  b.Add(g.MakeCutStart());
+  b.Add(g.MakeTx());
+  b.Add(g.MakeCutFinish(4));
+  if (seal) b.Seal();
+  return b;
+}
+
+TEST(WalReader, ReadsEveryRecordOfACleanStream) {
+  RecordGenerator g(1);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, s1.bytes())});
+  EXPECT_TRUE(r.issues.empty());
+  ASSERT_EQ(r.records.size(), s0.pointers().size() + s1.pointers().size());
+  EXPECT_EQ(r.records[0].ptr, (Pointer{0, 0}));
+  EXPECT_EQ(r.records.back().ptr, s1.pointers().back());
+}
+
+// Every single-byte change at every offset of the last segment is reported as
+// corruption or as a torn tail; none is accepted silently, none crashes.
+TEST(WalReader, EverySingleByteChangeIsDetected) {
+  RecordGenerator g(2);
+  auto seg = SmallSegment(0, g, false);
+  const std::string clean = seg.bytes();
+  ReadResult good = ReadAll({InMemory(0, clean)});
+  ASSERT_TRUE(good.issues.empty());
+  for (size_t off = 0; off < clean.size(); ++off) {
+    for (int delta : {0x01, 0x80, 0xFF}) {
+      std::string bad = clean;
+      bad[off] = static_cast<char>(bad[off] ^ delta);
+      ReadResult r = ReadAll({InMemory(0, bad)});
+      bool noticed = r.Errors() > 0 || r.Count(IssueKind::kTornTail) > 0;
+      ASSERT_TRUE(noticed) << "change at offset " << off << " accepted silently";
+      // The report points at the record that holds the changed byte (or, for a frame
+      // header that no longer parses, at that frame).
+      const Issue& first = r.issues.front();
+      size_t rec = 0;
+      while (rec + 1 < seg.pointers().size() && seg.pointers()[rec + 1].offset <= off) ++rec;
+      EXPECT_EQ(first.offset, seg.pointers()[rec].offset) << "offset " << off;
+    }
+  }
+}
+
+TEST(WalReader, EveryChangeInASealedSegmentIsCorruptionNotTornTail) {
+  RecordGenerator g(3);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  for (size_t off = 0; off < s0.bytes().size(); ++off) {
+    std::string bad = s0.bytes();
+    bad[off] = static_cast<char>(bad[off] ^ 0x55);
+    ReadResult r = ReadAll({InMemory(0, bad), InMemory(1, s1.bytes())});
+    ASSERT_GT(r.Errors(), 0u) << off;
+    EXPECT_EQ(r.Count(IssueKind::kTornTail), 0u) << off;
+    // The second segment is read in full whatever happened to the first.
+    EXPECT_EQ(r.records.back().ptr, s1.pointers().back()) << off;
+  }
+}
+
+TEST(WalReader, ChecksumMismatchCarriesExpectedAndActual) {
+  RecordGenerator g(4);
+  auto seg = SmallSegment(0, g, false);
+  std::string bad = seg.bytes();
+  const uint32_t at = seg.pointers()[2].offset;
+  bad[at + 12] ^= 0x10;  // inside the TX_RECORD payload
+  ReadResult r = ReadAll({InMemory(0, bad)});
+  ASSERT_EQ(r.Errors(), 1u);
+  const Issue& i = r.issues[0];
+  EXPECT_EQ(i.kind, IssueKind::kCorruption);
+  EXPECT_EQ(i.offset, at);
+  EXPECT_EQ(i.record_index, 2u);
+  EXPECT_TRUE(i.has_checksums);
+  EXPECT_NE(i.expected_checksum, i.actual_checksum);
+  EXPECT_EQ(i.expected_checksum, DecodeFixed64(bad.data() + seg.pointers()[3].offset - 8));
+  EXPECT_NE(i.ToString().find("expected checksum 0x"), std::string::npos);
+  // Reading resumes at the next record: all the others come out.
+  EXPECT_EQ(r.records.size(), seg.pointers().size() - 1);
+  EXPECT_EQ(i.bytes_skipped, seg.pointers()[3].offset - at);
+}
+
+TEST(WalReader, TruncationAtEveryOffsetOfTheLastSegmentIsATornTail) {
+  RecordGenerator g(5);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  const auto& ptrs = s1.pointers();
+  for (size_t n = 0; n < s1.bytes().size(); ++n) {
+    ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, s1.bytes().substr(0, n))});
+    ASSERT_EQ(r.Errors(), 0u) << n;
+    size_t whole = 0;  // records of segment 1 that fit in n bytes
+    for (size_t k = 0; k < ptrs.size(); ++k) {
+      size_t end = k + 1 < ptrs.size() ? ptrs[k + 1].offset : s1.bytes().size();
+      if (end <= n) whole = k + 1;
+    }
+    bool boundary = n == 0 ? false : (whole < ptrs.size() && ptrs[whole].offset == n);
+    EXPECT_EQ(r.Count(IssueKind::kTornTail), boundary ? 0u : 1u) << n;
+    EXPECT_EQ(r.records.size(), s0.pointers().size() + whole) << n;
+  }
+}
+
+TEST(WalReader, ZeroFilledTailIsATornTail) {
+  RecordGenerator g(6);
+  auto seg = SmallSegment(0, g, false);
+  std::string bytes = seg.bytes() + std::string(4096, '\0');
+  ReadResult r = ReadAll({InMemory(0, bytes)});
+  EXPECT_EQ(r.Errors(), 0u);
+  ASSERT_EQ(r.Count(IssueKind::kTornTail), 1u);
+  EXPECT_EQ(r.issues[0].offset, seg.bytes().size());
+  EXPECT_EQ(r.records.size(), seg.pointers().size());
+}
+
+TEST(WalReader, TruncatedSealedSegmentIsCorruption) {
+  RecordGenerator g(7);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  std::string cut = s0.bytes().substr(0, s0.bytes().size() - 30);
+  ReadResult r = ReadAll({InMemory(0, cut), InMemory(1, s1.bytes())});
+  EXPECT_EQ(r.Count(IssueKind::kTornTail), 0u);
+  EXPECT_GE(r.Count(IssueKind::kCorruption), 1u);
+}
+
+TEST(WalReader, UnsealedSegmentBeforeTheLastIsCorruption) {
+  RecordGenerator g(8);
+  auto s0 = SmallSegment(0, g, false);
+  auto s1 = SmallSegment(1, g, false);
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, s1.bytes())});
+  ASSERT_EQ(r.Errors(), 1u);
+  EXPECT_EQ(r.issues[0].segment, 0u);
+  EXPECT_NE(r.issues[0].message.find("SWITCH_SEGMENT"), std::string::npos);
+}
+
+TEST(WalReader, MissingSegmentIsReported) {
+  RecordGenerator g(9);
+  auto s0 = SmallSegment(0, g, true);
+  auto s2 = SmallSegment(2, g, false);
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(2, s2.bytes())});
+  ASSERT_EQ(r.Count(IssueKind::kMissingSegment), 1u);
+  EXPECT_NE(r.issues[0].message.find("segment 1 is missing"), std::string::npos);
+  EXPECT_EQ(r.records.size(), s0.pointers().size() + s2.pointers().size());
+}
+
+TEST(WalReader, DuplicateSegmentIsReported) {
+  RecordGenerator g(10);
+  auto s0 = SmallSegment(0, g, false);
+  auto packed = CompressLz4Frame(s0.bytes());
+  ASSERT_TRUE(packed.ok());
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(0, *packed, true)});
+  EXPECT_EQ(r.Count(IssueKind::kDuplicateSegment), 1u);
+  EXPECT_EQ(r.records.size(), s0.pointers().size());
+}
+
+TEST(WalReader, SegmentWhoseHeaderIndexDiffersIsForeign) {
+  RecordGenerator g(11);
+  auto s0 = SmallSegment(0, g, true);
+  auto s5 = SmallSegment(5, g, false);  // stored under the name of segment 1
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, s5.bytes())});
+  ASSERT_GE(r.Count(IssueKind::kForeignSegment), 1u);
+}
+
+TEST(WalReader, SegmentOfAnotherNodeIsForeign) {
+  RecordGenerator g(12);
+  auto s0 = SmallSegment(0, g, true);
+  SegmentBuilder other(1, testing_support::TestNode(99));
+  other.Add(g.MakeTx());
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, other.bytes())});
+  ASSERT_EQ(r.Count(IssueKind::kForeignSegment), 1u);
+  EXPECT_NE(r.issues[0].message.find("belongs to node"), std::string::npos);
+}
+
+TEST(WalReader, CompressedSegmentsReadTheSameAsPlain) {
+  RecordGenerator g(13);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  auto packed = CompressLz4Frame(s0.bytes());
+  ASSERT_TRUE(packed.ok());
+  ReadResult plain = ReadAll({InMemory(0, s0.bytes()), InMemory(1, s1.bytes())});
+  ReadResult mixed = ReadAll({InMemory(0, *packed, true), InMemory(1, s1.bytes())});
+  EXPECT_TRUE(mixed.issues.empty());
+  EXPECT_EQ(plain.records, mixed.records);
+}
+
+TEST(WalReader, DamagedLz4FrameIsReportedAndTheNextSegmentRead) {
+  RecordGenerator g(14);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  auto packed = CompressLz4Frame(s0.bytes());
+  ASSERT_TRUE(packed.ok());
+  for (size_t off : {size_t{0}, size_t{5}, packed->size() / 2, packed->size() - 1}) {
+    std::string bad = *packed;
+    bad[off] ^= 0x21;
+    ReadResult r = ReadAll({InMemory(0, bad, true), InMemory(1, s1.bytes())});
+    ASSERT_EQ(r.Count(IssueKind::kBadLz4), 1u) << off;
+    EXPECT_EQ(r.records.size(), s1.pointers().size()) << off;
+  }
+  ReadResult truncated =
+      ReadAll({InMemory(0, packed->substr(0, packed->size() - 3), true), InMemory(1, s1.bytes())});
+  EXPECT_EQ(truncated.Count(IssueKind::kBadLz4), 1u);
+}
+
+TEST(WalReader, LengthOfAllOnesIsCorruptionNotAnAllocation) {
+  RecordGenerator g(15);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  std::string bad = s0.bytes();
+  const uint32_t at = s0.pointers()[3].offset;
+  EncodeFixed32(bad.data() + at, 0xFFFFFFFFu);
+  EncodeFixed32(bad.data() + at + 4, 0u);  // the complement agrees: only the bound stops it
+  ReadResult r = ReadAll({InMemory(0, bad), InMemory(1, s1.bytes())});
+  ASSERT_GE(r.Count(IssueKind::kCorruption), 1u);
+  EXPECT_EQ(r.issues[0].offset, at);
+  EXPECT_NE(r.issues[0].message.find("bad record length"), std::string::npos);
+  // The records after the damaged one are found again by resync.
+  EXPECT_EQ(r.records.size(), s0.pointers().size() - 1 + s1.pointers().size());
+}
+
+TEST(WalReader, DuplicatedRecordDoesNotVerifyAtItsNewAddress) {
+  RecordGenerator g(16);
+  auto seg = SmallSegment(0, g, false);
+  const auto& p = seg.pointers();
+  std::string copy = seg.bytes().substr(p[2].offset, p[3].offset - p[2].offset);
+  std::string bad = seg.bytes() + copy;
+  ReadResult r = ReadAll({InMemory(0, bad)});
+  ASSERT_EQ(r.Count(IssueKind::kCorruption), 1u);
+  EXPECT_EQ(r.issues[0].offset, seg.bytes().size());
+}
+
+TEST(WalReader, UnknownRecordTypeIsReturnedNotAnError) {
+  SegmentBuilder b(0);
+  std::string bytes = b.bytes();
+  AppendRawFrame(99, "opaque", Pointer{0, static_cast<uint32_t>(bytes.size())}, &bytes);
+  ReadResult r = ReadAll({InMemory(0, bytes)});
+  EXPECT_TRUE(r.issues.empty());
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[1].type, 99);
+}
+
+TEST(WalReader, WithoutResyncReadingStopsAtCorruption) {
+  RecordGenerator g(17);
+  auto seg = SmallSegment(0, g, false);
+  std::string bad = seg.bytes();
+  bad[seg.pointers()[2].offset + 10] ^= 1;
+  ReaderOptions o;
+  o.resync = false;
+  ReadResult r = ReadAll({InMemory(0, bad)}, o);
+  EXPECT_EQ(r.Errors(), 1u);
+  EXPECT_EQ(r.records.size(), 2u);
+}
+
+TEST(WalReader, FromSkipsEarlierRecords) {
+  RecordGenerator g(18);
+  auto s0 = SmallSegment(0, g, true);
+  auto s1 = SmallSegment(1, g, false);
+  ReaderOptions o;
+  o.from = s1.pointers()[2];
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, s1.bytes())}, o);
+  ASSERT_FALSE(r.records.empty());
+  EXPECT_EQ(r.records[0].ptr, s1.pointers()[2]);
+  o.from_is_boundary = true;
+  ReadResult direct = ReadAll({InMemory(0, s0.bytes()), InMemory(1, s1.bytes())}, o);
+  EXPECT_EQ(direct.records, r.records);
+}
+
+}  // namespace
+}  // namespace wal

@@ -1,0 +1,64 @@
+#include "tools/app.h"
+
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/command.h"
+#include "tools/version.h"
+
+namespace tools {
+
+namespace {
+
+// CLI11 prints help and version to std::cout; route them through the output sink.
+int Exit(CLI::App& app, const CLI::Error& e, Output& output) {
+  std::ostringstream out, err;
+  int rc = app.exit(e, out, err);
+  output.out->Write(out.str());
+  output.err->Write(err.str());
+  return rc;
+}
+
+}  // namespace
+
+int RunWalcut(const std::vector<std::string>& args, Output& output,
+              const std::atomic<bool>* stop) {
+  CommandContext ctx;
+  ctx.output = &output;
+  ctx.stop = stop;
+  CLI::App app{"walcut: write-ahead log toolkit for partitioned, replicated, transactional "
+               "key-value stores"};
+  app.name("walcut");
+  app.set_version_flag("--version", std::string("walcut ") + kVersion);
+  app.require_subcommand(1);
+  RegisterDump(app, ctx);
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    return Exit(app, e, output);
+  } catch (const CLI::CallForAllHelp& e) {
+    return Exit(app, e, output);
+  } catch (const CLI::CallForVersion& e) {
+    return Exit(app, e, output);
+  } catch (const CLI::ParseError& e) {
+    output.Error("{}", e.what());
+    output.Hint("run \"walcut --help\" or \"walcut COMMAND --help\"");
+    return kExitUsage;
+  }
+  try {
+    int rc = ctx.run ? ctx.run() : kExitUsage;
+    output.out->Flush();
+    return rc;
+  } catch (const std::bad_alloc&) {
+    output.Error("out of memory");
+  } catch (const std::exception& e) {
+    output.Error("internal error: {}", e.what());
+  }
+  output.out->Flush();
+  return kExitInternal;
+}
+
+}  // namespace tools
