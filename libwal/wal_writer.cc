@@ -50,19 +50,19 @@ std::string ParentOf(const std::string& path) {
 
 }  // namespace
 
-Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync) {
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Errno("create", tmp);
   Status s = WriteAll(fd, tmp, bytes);
-  if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync", tmp);
+  if (s.ok() && sync && ::fsync(fd) != 0) s = Errno("fsync", tmp);
   ::close(fd);
   if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Errno("rename", tmp);
   if (!s.ok()) {
     ::unlink(tmp.c_str());
     return s;
   }
-  return SyncDirectory(ParentOf(path));
+  return sync ? SyncDirectory(ParentOf(path)) : Status::Ok();
 }
 
 Status CompressSegmentFile(const std::string& path) {

@@ -88,8 +88,9 @@ class WalWriter {
 // fsynced, renamed, then the plain file removed.
 Status CompressSegmentFile(const std::string& path);
 
-// Writes `bytes` to `path` through `path`.tmp, fsync and rename (and fsync of the
-// directory), so `path` is either absent, its old self, or complete.
-Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+// Writes `bytes` to `path` through `path`.tmp and rename, so `path` is either absent,
+// its old self, or complete; with `sync` (the default) the file and the directory are
+// fsynced too, so that this holds across a crash.
+Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync = true);
 
 }  // namespace wal

@@ -32,7 +32,9 @@ int RunWalcut(const std::vector<std::string>& args, Output& output,
   app.name("walcut");
   app.set_version_flag("--version", std::string("walcut ") + kVersion);
   app.require_subcommand(1);
+  RegisterSimulate(app, ctx);
   RegisterDump(app, ctx);
+  RegisterData(app, ctx);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

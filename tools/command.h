@@ -31,5 +31,7 @@ void AddCommonFlags(CLI::App* sub, CommonFlags* flags);
 bool ParseSize(const std::string& text, uint64_t* out);
 
 void RegisterDump(CLI::App& app, CommandContext& ctx);
+void RegisterSimulate(CLI::App& app, CommandContext& ctx);
+void RegisterData(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tools

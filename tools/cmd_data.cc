@@ -1,0 +1,26 @@
+#include <memory>
+
+#include "tools/command.h"
+#include "tools/data.h"
+
+namespace tools {
+
+void RegisterData(CLI::App& app, CommandContext& ctx) {
+  auto o = std::make_shared<DataOptions>();
+  auto common = std::make_shared<CommonFlags>();
+  auto partition = std::make_shared<int64_t>(-1);
+  CLI::App* sub = app.add_subcommand("data", "Print the partition data files of a node, cluster or restored directory");
+  sub->add_option("DIR", o->path, "A cluster, restored, node or data directory")->required();
+  AddCommonFlags(sub, common.get());
+  sub->add_option("--node", o->nodes, "Only this node (repeatable)");
+  sub->add_option("--partition", *partition, "Only partition P")->check(CLI::NonNegativeNumber);
+  sub->add_flag("--summary", o->summary, "One line per partition file, without the entries");
+  sub->callback([o, common, partition, &ctx] {
+    o->json = common->json;
+    o->quiet = common->quiet;
+    if (*partition >= 0) o->partition = static_cast<uint32_t>(*partition);
+    ctx.run = [o, &ctx] { return RunData(*o, *ctx.output); };
+  });
+}
+
+}  // namespace tools

@@ -1,0 +1,82 @@
+#include "tools/data_dirs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "recovery/partition_file.h"
+#include "tools/inputs.h"
+
+namespace tools {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> PartitionFiles(const fs::path& dir) {
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::string>> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    uint32_t c = 0, p = 0;
+    if (recovery::ParsePartitionFileName(e.path().filename().string(), &c, &p)) {
+      found.push_back({{c, p}, e.path().string()});
+    }
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
+}
+
+}  // namespace
+
+wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
+  fs::path p(path);
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) {
+    return wal::Status::NotFound(fmt::format("\"{}\" is not a directory", path));
+  }
+  std::vector<DataDir> out;
+  auto files = PartitionFiles(p);
+  if (!files.empty()) {
+    out.push_back({"-", p.string(), std::move(files)});
+    return out;
+  }
+  fs::path abs = fs::absolute(p).lexically_normal();
+  if (abs.filename().empty()) abs = abs.parent_path();
+  if (fs::is_directory(p / "data")) {
+    out.push_back({abs.filename().string(), (p / "data").string(), PartitionFiles(p / "data")});
+    return out;
+  }
+  std::vector<std::string> nodes;
+  std::ifstream in(p / "cluster.json");
+  if (in) {
+    auto doc = nlohmann::json::parse(in, nullptr, false);
+    if (!doc.is_discarded() && doc.contains("nodes") && doc["nodes"].is_array()) {
+      for (const auto& n : doc["nodes"]) {
+        if (n.value("role", "server") == "server" && n.contains("name") && n["name"].is_string()) {
+          nodes.push_back(n["name"].get<std::string>());
+        }
+      }
+    }
+  }
+  if (nodes.empty()) {
+    for (const auto& e : fs::directory_iterator(p, ec)) {
+      if (e.is_directory() && fs::is_directory(e.path() / "data")) nodes.push_back(e.path().filename().string());
+    }
+    std::sort(nodes.begin(), nodes.end(), NaturalLess);
+  }
+  for (const auto& n : nodes) {
+    fs::path d = p / n / "data";
+    out.push_back({n, d.string(), fs::is_directory(d) ? PartitionFiles(d) : std::vector<std::string>{}});
+  }
+  if (out.empty()) {
+    return wal::Status::InvalidArgument(fmt::format(
+        "\"{}\" holds no partition files: not a cluster, restored, node or data directory", path));
+  }
+  return out;
+}
+
+}  // namespace tools

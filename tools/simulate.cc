@@ -1,0 +1,76 @@
+#include "tools/simulate.h"
+
+#include <filesystem>
+
+#include "tools/simulate/cluster.h"
+
+namespace tools {
+namespace fs = std::filesystem;
+
+int RunSimulate(const SimulateOptions& o, Output& output) {
+  std::error_code ec;
+  if (fs::exists(o.out, ec) && !(fs::is_directory(o.out, ec) && fs::is_empty(o.out, ec))) {
+    output.Error("output \"{}\" exists and is not an empty directory", o.out);
+    output.Hint("choose a new directory, or remove this one first");
+    return kExitUsage;
+  }
+  // Everything is written under a temporary name and renamed when complete, so an
+  // interrupted run never leaves a directory that looks like a finished one.
+  std::string partial = o.out + ".partial";
+  fs::remove_all(partial, ec);
+  sim::SimConfig config = o.config;
+  config.out_dir = partial;
+  auto summary = sim::Simulate(config);
+  if (!summary.ok()) {
+    output.Error("simulation failed: {}", summary.status().ToString());
+    fs::remove_all(partial, ec);
+    return summary.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitInternal;
+  }
+  if (fs::exists(o.out, ec)) fs::remove(o.out, ec);
+  fs::rename(partial, o.out, ec);
+  if (ec) {
+    output.Error("cannot rename \"{}\" to \"{}\": {}", partial, o.out, ec.message());
+    return kExitUnreadable;
+  }
+  if (o.quiet) return kExitOk;
+  const sim::SimSummary& s = *summary;
+  const cut::CutStats& k = s.classification;
+  if (o.json) {
+    std::string j = fmt::format(
+        "{{\"schema\":1,\"txs_committed\":{},\"txs_rolled_back\":{},\"lock_timeouts\":{},"
+        "\"one_phase\":{},\"two_phase\":{},\"cuts_started\":{},\"cuts_consistent\":{},"
+        "\"simulated_ns\":{},\"nodes\":[",
+        s.txs_committed, s.txs_rolled_back, s.lock_timeouts, s.one_phase, s.two_phase,
+        s.cuts_started, s.cuts_consistent, s.simulated_ns);
+    for (size_t i = 0; i < s.nodes.size(); ++i) {
+      j += fmt::format("{}{{\"node\":\"{}\",\"records\":{},\"bytes\":{}}}", i ? "," : "",
+                       s.nodes[i].name, s.nodes[i].records, s.nodes[i].bytes);
+    }
+    j += fmt::format(
+        "],\"classification\":{{\"watched\":{},\"before\":{},\"after_by_stamp\":{},"
+        "\"after_by_topology\":{},\"rolled_back\":{},\"committed_in_start_step\":{}}}}}\n",
+        k.watched, k.before, k.after_by_stamp, k.after_by_topology, k.rolled_back,
+        k.committed_in_start_step);
+    output.out->Write(j);
+    return kExitOk;
+  }
+  std::string t = fmt::format(
+      "cluster directory: {}\n"
+      "transactions: {} committed, {} rolled back ({} lock timeouts), {} 1PC, {} 2PC\n"
+      "cuts: {} started, {} consistent\n"
+      "simulated time: {}.{:09} s\n",
+      o.out, s.txs_committed, s.txs_rolled_back, s.lock_timeouts, s.one_phase, s.two_phase,
+      s.cuts_started, s.cuts_consistent, s.simulated_ns / 1000000000u, s.simulated_ns % 1000000000u);
+  for (const auto& n : s.nodes) {
+    t += fmt::format("{}: {} records, {} bytes of WAL\n", n.name, n.records, n.bytes);
+  }
+  t += fmt::format(
+      "watched transactions: {} (before {}, after by txCutId {}, after by topology {}, "
+      "rolled back {}; committed during the start step {})\n",
+      k.watched, k.before, k.after_by_stamp, k.after_by_topology, k.rolled_back,
+      k.committed_in_start_step);
+  output.out->Write(t);
+  return kExitOk;
+}
+
+}  // namespace tools

@@ -1,0 +1,1171 @@
+#include "tools/simulate/cluster.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <xxhash.h>
+
+#include "recovery/partition_file.h"
+
+namespace sim {
+namespace {
+
+namespace fs = std::filesystem;
+using wal::Pointer;
+using wal::Status;
+using wal::TxId;
+using wal::Uuid;
+
+constexpr uint32_t kCacheId = 1;
+constexpr uint64_t kNsPerUs = 1000;
+constexpr uint32_t kNone = UINT32_MAX;
+
+enum class EventKind : uint8_t {
+  kMessage,
+  kDiscovery,    // the next discovery event reaches node `to`
+  kStartRecord,  // node `to` writes the Start record of cut `cut`
+  kLockTimeout,  // tx `tx` at its near node
+  kNextTx,       // near node `to` starts a transaction
+};
+
+struct Event {
+  uint64_t time = 0;
+  uint64_t seq = 0;
+  EventKind kind = EventKind::kMessage;
+  MsgType type = MsgType::kLockRequest;
+  bool flag = false;        // commit (finish requests), committed (1PC responses)
+  uint32_t from = 0;
+  uint32_t to = 0;
+  uint32_t tx = kNone;      // transaction slot
+  uint32_t gen = 0;         // slot generation, to drop events of a finished slot
+  uint32_t group = 0;
+  uint32_t cut_topver = 0;
+  Uuid cut;                 // wrapping: the sender's running cut id
+  Uuid stamp;               // txCutId on finish requests and 1PC responses
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+struct Reservation {
+  uint32_t partition = 0;
+  uint64_t start = 0;
+  uint64_t delta = 0;
+};
+
+// The keys of one transaction that share a primary.
+struct Group {
+  uint32_t primary = 0;
+  std::vector<uint32_t> keys;      // indices into Tx::accounts
+  std::vector<uint32_t> backups;   // union of the backups of the keys' partitions
+  std::vector<Reservation> reservations;
+  uint32_t waiting_locks = 0;      // keys whose lock queue this group is not at the head of
+  bool lock_requested = false;
+  bool locked = false;
+  uint32_t backup_acks = 0;
+  bool primary_prepared = false;
+  bool primary_finished = false;
+};
+
+struct Tx {
+  uint32_t gen = 0;
+  bool live = false;            // not yet done at the near node
+  uint32_t pending = 0;         // messages in flight that refer to this slot
+  TxId xid;
+  uint32_t near = 0;
+  uint32_t topver = 1;
+  uint64_t started_at = 0;
+  std::vector<uint32_t> accounts;
+  std::vector<int64_t> new_balance;
+  std::vector<uint64_t> counter;   // per key, assigned at prepare
+  std::vector<Group> groups;
+  std::vector<wal::Participant> participants;
+  uint32_t locks_pending = 0;
+  uint32_t responses_pending = 0;
+  bool one_phase = false;
+  bool rolled_back = false;
+  bool timed_out = false;
+  bool preparing = false;
+  bool freed = true;
+  Uuid stamp;
+  uint64_t outcome_order = 0;
+};
+
+struct LockWaiter {
+  uint32_t tx;
+  uint32_t gen;
+  uint32_t group;
+};
+
+// One partition copy on one server.
+struct PartitionCopy {
+  bool held = false;
+  recovery::CounterTracker tracker;
+};
+
+struct Node;
+
+class NodeCutListener : public cut::CutListener {
+ public:
+  NodeCutListener(Cluster* c, uint32_t node) : cluster_(c), node_(node) {}
+  void WriteStart(const wal::CutStartRecord& r) override;
+  void WriteFinish(const wal::CutFinishRecord& r) override;
+  void CutFailed(const Uuid& cut_id, const std::string& reason) override;
+
+ private:
+  Cluster* cluster_;
+  uint32_t node_;
+};
+
+struct Node {
+  std::string name;
+  Uuid id;
+  uint16_t order = 0;
+  bool server = false;
+  uint32_t joined_topver = 1;
+  std::unique_ptr<NodeCutListener> listener;
+  std::unique_ptr<cut::CutManager> cm;
+  std::unique_ptr<wal::WalWriter> wal;
+  std::vector<PartitionCopy> parts;     // by partition
+  std::vector<int64_t> balance;         // by account (meaningful for held partitions)
+  std::vector<uint64_t> key_counter;    // by account: counter of the write held
+  uint64_t local_order = 0;             // for transaction ids started here
+  uint32_t next_discovery = 0;          // index into the discovery log
+  uint64_t last_discovery_at = 0;
+  uint32_t seen_topver = 1;
+};
+
+struct DiscoveryEvent {
+  enum Kind { kCutStart, kCutDone } kind;
+  Uuid cut;
+  uint32_t topver = 1;
+};
+
+struct CutRun {
+  Uuid id;
+  uint32_t topver = 1;
+  uint64_t initiated_at = 0;
+  uint32_t finished = 0;
+  bool failed = false;
+  std::string reason;
+  bool done = false;
+  std::vector<std::string> finished_nodes;
+};
+
+}  // namespace
+
+class Cluster {
+ public:
+  explicit Cluster(const SimConfig& config) : c_(config), rng_(config.seed) {}
+  wal::Result<SimSummary> Run();
+
+  // CutListener callbacks of node `n`.
+  void OnWriteStart(uint32_t n, const wal::CutStartRecord& r);
+  void OnWriteFinish(uint32_t n, const wal::CutFinishRecord& r);
+  void OnCutFailed(uint32_t n, const Uuid& id, const std::string& reason);
+
+ private:
+  // Set-up and output.
+  Status Setup();
+  Status WriteBaseSnapshot();
+  Status Finish();
+  Status WriteClusterJson();
+  void WriteTruthTx(const Tx& tx, const char* outcome);
+
+  // The event machinery.
+  void Push(Event e) {
+    e.seq = seq_++;
+    queue_.push(e);
+  }
+  uint64_t Delay(MsgType t);
+  void Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t group, bool flag,
+            const Uuid& stamp);
+  void Handle(const Event& e);
+  void HandleMessage(const Event& e);
+  void HandleDiscovery(uint32_t n);
+  void ScheduleDiscovery(uint32_t n);
+  void Broadcast(DiscoveryEvent ev);
+  void OnCutIdAt(uint32_t n, const Uuid& id, uint32_t topver);
+
+  // The transaction protocol.
+  void StartTx(uint32_t near);
+  void OnLockRequest(const Event& e);
+  void OnLockResponse(const Event& e);
+  void OnLockRelease(const Event& e);
+  void ReleaseLocks(uint32_t tx, uint32_t group);
+  void GrantIfReady(uint32_t tx, uint32_t group);
+  void Prepare(uint32_t tx);
+  void OnNearPrepareRequest(const Event& e);
+  void OnDhtPrepareRequest(const Event& e);
+  void OnDhtPrepareResponse(const Event& e);
+  void OnNearPrepareResponse(const Event& e);
+  void OnNearFinishRequest(const Event& e);
+  void OnDhtFinishRequest(const Event& e);
+  void OnNearFinishResponse(const Event& e);
+  void OnLockTimeout(const Event& e);
+  void TxDone(uint32_t tx, bool committed);
+  void MaybeStartCut();
+  void MaybeFree(uint32_t tx);
+
+  // Local roles: a node's part of one group (as primary, or as one of its backups).
+  void LogPrepared(uint32_t n, Tx& t);
+  void CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp);
+  void RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary);
+
+  uint32_t PartitionOf(uint32_t account) const { return key_partition_[account]; }
+  uint32_t PrimaryOf(uint32_t partition) const { return assignment_[partition][0]; }
+  bool IsBackupOf(uint32_t n, uint32_t partition) const {
+    const auto& a = assignment_[partition];
+    return std::find(a.begin() + 1, a.end(), n) != a.end();
+  }
+  // The first failure stops the run; later events see !status_.ok() and write nothing.
+  void Check(const Status& s) {
+    if (!s.ok() && status_.ok()) status_ = s;
+  }
+  template <typename R>
+  void Log(uint32_t n, const R& r) {
+    if (!status_.ok()) return;
+    auto p = nodes_[n].wal->Append(r);
+    if (!p.ok()) Check(p.status());
+  }
+
+  SimConfig c_;
+  Rng rng_;
+  Status status_;
+  uint64_t now_ = 0;
+  uint64_t seq_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
+  std::vector<Node> nodes_;
+  std::vector<uint32_t> servers_, clients_, near_candidates_;
+  std::vector<std::vector<uint32_t>> assignment_;   // partition -> primary, backups...
+  std::vector<uint32_t> key_partition_;
+  std::vector<std::string> key_name_;
+  std::vector<std::vector<LockWaiter>> lock_queue_;  // by account, at its primary
+  std::vector<size_t> lock_head_;
+  std::vector<Tx> txs_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<uint64_t> channel_last_;               // FIFO: last delivery time per channel
+  std::vector<DiscoveryEvent> discovery_;
+  std::vector<CutRun> cuts_;
+  uint64_t started_txs_ = 0;
+  uint64_t finished_txs_ = 0;
+  uint64_t outcome_seq_ = 0;
+  uint64_t next_cut_at_ = 0;                         // finished count that starts the next cut
+  uint64_t cut_spacing_ = 0;
+  SimSummary summary_;
+  std::unique_ptr<std::ofstream> truth_txs_;
+  std::vector<std::string> value_scratch_;
+};
+
+namespace {
+
+void NodeCutListener::WriteStart(const wal::CutStartRecord& r) { cluster_->OnWriteStart(node_, r); }
+void NodeCutListener::WriteFinish(const wal::CutFinishRecord& r) {
+  cluster_->OnWriteFinish(node_, r);
+}
+void NodeCutListener::CutFailed(const Uuid& id, const std::string& reason) {
+  cluster_->OnCutFailed(node_, id, reason);
+}
+
+uint64_t RendezvousScore(uint32_t partition, const Uuid& node) {
+  uint64_t buf[3] = {partition, node.hi, node.lo};
+  return XXH3_64bits(buf, sizeof(buf));
+}
+
+}  // namespace
+
+const char* MsgTypeName(MsgType t) {
+  static constexpr const char* kNames[] = {
+      "LockRequest",        "LockResponse",        "LockRelease",      "NearPrepareRequest",
+      "NearPrepareResponse", "DhtPrepareRequest",  "DhtPrepareResponse", "NearFinishRequest",
+      "NearFinishResponse", "DhtFinishRequest",    "CutFinished",      "CutFailed"};
+  return t < MsgType::kCount ? kNames[static_cast<size_t>(t)] : "?";
+}
+
+bool ParseMsgType(const std::string& name, MsgType* out) {
+  for (size_t i = 0; i < static_cast<size_t>(MsgType::kCount); ++i) {
+    if (name == MsgTypeName(static_cast<MsgType>(i))) {
+      *out = static_cast<MsgType>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+Status Cluster::Setup() {
+  const uint32_t total = c_.nodes + c_.clients;
+  nodes_.resize(total);
+  for (uint32_t i = 0; i < total; ++i) {
+    Node& n = nodes_[i];
+    n.server = i < c_.nodes;
+    n.name = n.server ? fmt::format("node-{}", i) : fmt::format("client-{}", i - c_.nodes);
+    n.id = Uuid{rng_.Next(), rng_.Next()};
+    n.order = static_cast<uint16_t>(i + 1);
+    n.listener = std::make_unique<NodeCutListener>(this, i);
+    n.cm = std::make_unique<cut::CutManager>(n.listener.get(), n.server, n.joined_topver, c_.bug);
+    (n.server ? servers_ : clients_).push_back(i);
+  }
+  for (uint32_t i = 0; i < total; ++i) {
+    bool ok = c_.near == NearMode::kAny || (c_.near == NearMode::kClients) != nodes_[i].server;
+    if (ok) near_candidates_.push_back(i);
+  }
+  if (near_candidates_.empty()) return Status::InvalidArgument("no node can start transactions");
+  assignment_.resize(c_.partitions);
+  for (uint32_t p = 0; p < c_.partitions; ++p) {
+    std::vector<std::pair<uint64_t, uint32_t>> scores;
+    for (uint32_t s : servers_) scores.emplace_back(RendezvousScore(p, nodes_[s].id), s);
+    std::sort(scores.begin(), scores.end(), std::greater<>());
+    for (uint32_t k = 0; k <= c_.backups && k < scores.size(); ++k) {
+      assignment_[p].push_back(scores[k].second);
+    }
+  }
+  key_partition_.resize(c_.accounts);
+  key_name_.resize(c_.accounts);
+  for (uint32_t a = 0; a < c_.accounts; ++a) {
+    key_name_[a] = fmt::format("acct-{}", a);
+    key_partition_[a] =
+        static_cast<uint32_t>(XXH3_64bits(key_name_[a].data(), key_name_[a].size()) % c_.partitions);
+  }
+  lock_queue_.resize(c_.accounts);
+  lock_head_.assign(c_.accounts, 0);
+  channel_last_.assign(static_cast<size_t>(total) * total, 0);
+  std::error_code ec;
+  fs::create_directories(c_.out_dir, ec);
+  if (ec) return Status::IoError(fmt::format("cannot create \"{}\": {}", c_.out_dir, ec.message()));
+  wal::WriterOptions wo;
+  wo.segment_size = c_.segment_size;
+  wo.compress_sealed = c_.compress;
+  wo.fsync = c_.fsync;
+  for (uint32_t s : servers_) {
+    Node& n = nodes_[s];
+    auto w = wal::WalWriter::Create(c_.out_dir + "/" + n.name + "/wal", n.id, n.order, wo);
+    if (!w.ok()) return w.status();
+    n.wal = std::move(w).value();
+    n.parts.resize(c_.partitions);
+    n.balance.assign(c_.accounts, 0);
+    n.key_counter.assign(c_.accounts, 0);
+    for (uint32_t p = 0; p < c_.partitions; ++p) {
+      const auto& a = assignment_[p];
+      n.parts[p].held = std::find(a.begin(), a.end(), s) != a.end();
+    }
+  }
+  if (c_.truth) {
+    fs::create_directories(c_.out_dir + "/truth", ec);
+    truth_txs_ = std::make_unique<std::ofstream>(c_.out_dir + "/truth/transactions.jsonl");
+    if (ec || !*truth_txs_) return Status::IoError(fmt::format("cannot create \"{}/truth\"", c_.out_dir));
+  }
+  txs_.reserve(c_.concurrency);
+  cut_spacing_ = c_.cut_interval != 0 ? c_.cut_interval : c_.txs / (uint64_t{c_.cuts} + 1);
+  if (cut_spacing_ == 0) cut_spacing_ = 1;
+  next_cut_at_ = c_.cuts == 0 ? UINT64_MAX : cut_spacing_;
+  return Status::Ok();
+}
+
+// The initial load (a data streamer's CREATE records, no transactions) and the full
+// snapshot `base`, taken with no transaction in flight.
+Status Cluster::WriteBaseSnapshot() {
+  for (uint32_t s : servers_) {
+    Node& n = nodes_[s];
+    std::vector<std::vector<uint32_t>> by_part(c_.partitions);
+    for (uint32_t a = 0; a < c_.accounts; ++a) {
+      if (n.parts[key_partition_[a]].held) by_part[key_partition_[a]].push_back(a);
+    }
+    std::string dir = c_.out_dir + "/" + n.name + "/snapshots/base";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IoError(fmt::format("cannot create \"{}\": {}", dir, ec.message()));
+    const std::string value = fmt::format("{}", c_.balance);
+    for (uint32_t p = 0; p < c_.partitions; ++p) {
+      if (!n.parts[p].held) continue;
+      wal::DataRecord d;
+      recovery::PartitionFile pf;
+      pf.cache_id = kCacheId;
+      pf.partition = p;
+      uint64_t counter = 0;
+      for (uint32_t a : by_part[p]) {
+        wal::DataEntry e;
+        e.cache_id = kCacheId;
+        e.partition = p;
+        e.counter = ++counter;
+        e.op = wal::EntryOp::kCreate;
+        e.flags = PrimaryOf(p) == s ? wal::kEntryFlagPrimary : 0;
+        e.write_version = TxId{1, n.order, 0};
+        e.key = key_name_[a];
+        e.value = value;
+        d.entries.push_back(e);
+        n.balance[a] = c_.balance;
+        n.key_counter[a] = counter;
+        pf.entries.push_back({key_name_[a], value, counter});
+      }
+      if (!d.entries.empty()) Log(s, d);
+      n.parts[p].tracker = recovery::CounterTracker(counter, counter);
+      pf.lwm = pf.hwm = counter;
+      std::sort(pf.entries.begin(), pf.entries.end(),
+                [](const auto& x, const auto& y) { return x.key < y.key; });
+      WAL_RETURN_IF_ERROR(recovery::WritePartitionFile(dir, pf, c_.fsync));
+    }
+    auto ptr = n.wal->Append(wal::ClusterSnapshotRecord{0, "base"});
+    if (!ptr.ok()) return ptr.status();
+    WAL_RETURN_IF_ERROR(n.wal->Flush());
+    nlohmann::ordered_json meta;
+    meta["schema"] = 1;
+    meta["name"] = "base";
+    meta["node"] = n.name;
+    meta["pointer"] = ptr->ToString();
+    meta["topology_version"] = 1;
+    meta["timestamp"] = 0;
+    WAL_RETURN_IF_ERROR(wal::WriteFileAtomically(dir + "/snapshot.json", meta.dump(2) + "\n", c_.fsync));
+  }
+  return status_;
+}
+
+uint64_t Cluster::Delay(MsgType t) {
+  auto it = c_.delay_mean_by_type_us.find(t);
+  double mean = it != c_.delay_mean_by_type_us.end() ? it->second : c_.delay_mean_us;
+  return static_cast<uint64_t>((c_.delay_min_us + rng_.Exponential(mean)) * kNsPerUs);
+}
+
+void Cluster::Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t group, bool flag,
+                   const Uuid& stamp) {
+  Event e;
+  e.kind = EventKind::kMessage;
+  e.type = t;
+  e.from = from;
+  e.to = to;
+  e.tx = tx;
+  e.gen = tx == kNone ? 0 : txs_[tx].gen;
+  if (tx != kNone) ++txs_[tx].pending;
+  e.group = group;
+  e.flag = flag;
+  e.stamp = stamp;
+  // Prepare/Finish requests and responses are wrapped while the sender runs a cut.
+  const bool wrappable = t >= MsgType::kNearPrepareRequest && t <= MsgType::kDhtFinishRequest;
+  if (wrappable) {
+    e.cut = nodes_[from].cm->WrapId();
+    e.cut_topver = nodes_[from].cm->WrapTopologyVersion();
+  }
+  uint64_t at = now_ + Delay(t);
+  if (c_.fifo) {
+    uint64_t& last = channel_last_[static_cast<size_t>(from) * nodes_.size() + to];
+    at = std::max(at, last);
+    last = at;
+  }
+  e.time = at;
+  Push(e);
+}
+
+void Cluster::Broadcast(DiscoveryEvent ev) {
+  discovery_.push_back(ev);
+  for (uint32_t n = 0; n < nodes_.size(); ++n) ScheduleDiscovery(n);
+}
+
+// Each node receives the discovery log in order, each event after that node's delay.
+void Cluster::ScheduleDiscovery(uint32_t n) {
+  Node& node = nodes_[n];
+  auto it = c_.discovery_delay_by_node_us.find(n);
+  double mean = it != c_.discovery_delay_by_node_us.end() ? it->second : c_.discovery_delay_us;
+  uint64_t at = now_ + static_cast<uint64_t>(rng_.Exponential(mean) * kNsPerUs);
+  at = std::max(at, node.last_discovery_at);
+  node.last_discovery_at = at;
+  Event e;
+  e.kind = EventKind::kDiscovery;
+  e.to = n;
+  e.time = at;
+  Push(e);
+}
+
+void Cluster::HandleDiscovery(uint32_t n) {
+  Node& node = nodes_[n];
+  const DiscoveryEvent ev = discovery_[node.next_discovery++];
+  if (ev.kind == DiscoveryEvent::kCutStart) {
+    OnCutIdAt(n, ev.cut, ev.topver);
+  } else {
+    node.cm->OnCutDone(ev.cut);
+  }
+}
+
+void Cluster::OnCutIdAt(uint32_t n, const Uuid& id, uint32_t topver) {
+  Node& node = nodes_[n];
+  if (!node.cm->OnCutId(id, topver) || !node.server) return;
+  uint64_t delay = static_cast<uint64_t>(rng_.Exponential(c_.start_delay_us) * kNsPerUs);
+  if (delay == 0) {
+    node.cm->WriteStartRecord(now_);
+    return;
+  }
+  Event e;
+  e.kind = EventKind::kStartRecord;
+  e.to = n;
+  e.cut = id;
+  e.time = now_ + delay;
+  Push(e);
+}
+
+void Cluster::OnWriteStart(uint32_t n, const wal::CutStartRecord& r) { Log(n, r); }
+
+void Cluster::OnWriteFinish(uint32_t n, const wal::CutFinishRecord& r) {
+  Log(n, r);
+  Send(MsgType::kCutFinished, n, servers_[0], kNone, 0, true, r.cut_id);
+}
+
+void Cluster::OnCutFailed(uint32_t n, const Uuid& id, const std::string& reason) {
+  Send(MsgType::kCutFailed, n, servers_[0], kNone, 0, false, id);
+  if (!cuts_.empty() && cuts_.back().id == id && cuts_.back().reason.empty()) {
+    cuts_.back().reason = fmt::format("{}: {}", nodes_[n].name, reason);
+  }
+}
+
+void Cluster::MaybeStartCut() {
+  if (finished_txs_ < next_cut_at_ || cuts_.size() >= c_.cuts) return;
+  if (!cuts_.empty() && !cuts_.back().done) return;  // the previous cut still runs
+  CutRun run;
+  run.id = Uuid{rng_.Next(), rng_.Next()};
+  run.topver = nodes_[servers_[0]].seen_topver;
+  run.initiated_at = now_;
+  cuts_.push_back(run);
+  ++summary_.cuts_started;
+  next_cut_at_ = finished_txs_ + cut_spacing_;
+  Broadcast({DiscoveryEvent::kCutStart, run.id, run.topver});
+}
+
+void Cluster::Handle(const Event& e) {
+  switch (e.kind) {
+    case EventKind::kMessage: HandleMessage(e); break;
+    case EventKind::kDiscovery: HandleDiscovery(e.to); break;
+    case EventKind::kStartRecord:
+      if (nodes_[e.to].cm->cut_id() == e.cut) nodes_[e.to].cm->WriteStartRecord(now_);
+      break;
+    case EventKind::kLockTimeout: OnLockTimeout(e); break;
+    case EventKind::kNextTx: StartTx(e.to); break;
+  }
+}
+
+void Cluster::HandleMessage(const Event& e) {
+  if (e.type == MsgType::kCutFinished || e.type == MsgType::kCutFailed) {
+    CutRun* run = nullptr;
+    for (auto& r : cuts_) {
+      if (r.id == e.stamp) run = &r;
+    }
+    if (run == nullptr || run->done) return;
+    if (e.type == MsgType::kCutFinished) {
+      ++run->finished;
+      run->finished_nodes.push_back(nodes_[e.from].name);
+    } else {
+      run->failed = true;
+    }
+    if (run->failed || run->finished == servers_.size()) {
+      run->done = true;
+      if (!run->failed) ++summary_.cuts_consistent;
+      Broadcast({DiscoveryEvent::kCutDone, run->id, run->topver});
+      MaybeStartCut();
+    }
+    return;
+  }
+  if (e.tx == kNone || txs_[e.tx].gen != e.gen) return;
+  --txs_[e.tx].pending;
+  // A wrapped message starts the receiver's cut before the message is handled.
+  if (!e.cut.IsNil()) OnCutIdAt(e.to, e.cut, e.cut_topver);
+  switch (e.type) {
+    case MsgType::kLockRequest: OnLockRequest(e); break;
+    case MsgType::kLockResponse: OnLockResponse(e); break;
+    case MsgType::kLockRelease: OnLockRelease(e); break;
+    case MsgType::kNearPrepareRequest: OnNearPrepareRequest(e); break;
+    case MsgType::kNearPrepareResponse: OnNearPrepareResponse(e); break;
+    case MsgType::kDhtPrepareRequest: OnDhtPrepareRequest(e); break;
+    case MsgType::kDhtPrepareResponse: OnDhtPrepareResponse(e); break;
+    case MsgType::kNearFinishRequest: OnNearFinishRequest(e); break;
+    case MsgType::kNearFinishResponse: OnNearFinishResponse(e); break;
+    case MsgType::kDhtFinishRequest: OnDhtFinishRequest(e); break;
+    default: break;
+  }
+  MaybeFree(e.tx);
+}
+
+// A slot is handed out again only when the near node is done with the transaction and
+// no message refers to it any more (backups may still be committing).
+void Cluster::MaybeFree(uint32_t tx) {
+  Tx& t = txs_[tx];
+  if (t.live || t.pending != 0 || t.freed) return;
+  t.freed = true;
+  free_slots_.push_back(tx);
+}
+
+void Cluster::StartTx(uint32_t near) {
+  if (started_txs_ >= c_.txs || !status_.ok()) return;
+  ++started_txs_;
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(txs_.size());
+    txs_.emplace_back();
+  }
+  Tx& t = txs_[slot];
+  ++t.gen;
+  t.live = true;
+  t.freed = false;
+  t.pending = 0;
+  Node& nn = nodes_[near];
+  t.near = near;
+  t.topver = nn.seen_topver;
+  t.xid = TxId{t.topver, nn.order, ++nn.local_order};
+  t.started_at = now_;
+  t.rolled_back = t.timed_out = t.preparing = false;
+  t.stamp = {};
+  // Distinct accounts; the lock order below makes the choice deadlock-free.
+  const uint32_t k = std::min<uint32_t>(std::max<uint32_t>(c_.keys_per_tx, 2), c_.accounts);
+  t.accounts.clear();
+  while (t.accounts.size() < k) {
+    auto a = static_cast<uint32_t>(rng_.Below(c_.accounts));
+    if (std::find(t.accounts.begin(), t.accounts.end(), a) == t.accounts.end()) t.accounts.push_back(a);
+  }
+  t.new_balance.assign(k, 0);
+  t.counter.assign(k, 0);
+  for (auto& g : t.groups) {
+    g.keys.clear();
+    g.backups.clear();
+    g.reservations.clear();
+  }
+  size_t ngroups = 0;
+  for (uint32_t i = 0; i < k; ++i) {
+    uint32_t p = PartitionOf(t.accounts[i]);
+    uint32_t prim = PrimaryOf(p);
+    size_t gi = 0;
+    while (gi < ngroups && t.groups[gi].primary != prim) ++gi;
+    if (gi == ngroups) {
+      if (t.groups.size() <= ngroups) t.groups.emplace_back();
+      Group& g = t.groups[ngroups++];
+      g.primary = prim;
+      g.keys.clear();
+      g.backups.clear();
+      g.reservations.clear();
+    }
+    Group& g = t.groups[gi];
+    g.keys.push_back(i);
+    for (size_t b = 1; b < assignment_[p].size(); ++b) {
+      uint32_t bn = assignment_[p][b];
+      if (std::find(g.backups.begin(), g.backups.end(), bn) == g.backups.end()) g.backups.push_back(bn);
+    }
+  }
+  t.groups.resize(ngroups);
+  std::sort(t.groups.begin(), t.groups.end(),
+            [](const Group& a, const Group& b) { return a.primary < b.primary; });
+  t.participants.clear();
+  for (auto& g : t.groups) {
+    g.waiting_locks = 0;
+    g.lock_requested = g.locked = false;
+    g.backup_acks = 0;
+    g.primary_prepared = g.primary_finished = false;
+    wal::Participant p;
+    p.primary = nodes_[g.primary].order;
+    for (uint32_t b : g.backups) p.backups.push_back(nodes_[b].order);
+    t.participants.push_back(std::move(p));
+  }
+  t.one_phase = t.groups.size() == 1 && t.groups[0].backups.size() <= 1;
+  // Locks are taken primary by primary in node order: no cycle can form.
+  t.locks_pending = static_cast<uint32_t>(t.groups.size());
+  t.groups[0].lock_requested = true;
+  Send(MsgType::kLockRequest, near, t.groups[0].primary, slot, 0, false, {});
+  Event timeout;
+  timeout.kind = EventKind::kLockTimeout;
+  timeout.tx = slot;
+  timeout.gen = t.gen;
+  timeout.time = now_ + static_cast<uint64_t>(c_.lock_timeout_ms * 1e6);
+  Push(timeout);
+}
+
+void Cluster::OnLockRequest(const Event& e) {
+  Tx& t = txs_[e.tx];
+  if (!t.live) return;  // timed out before the request arrived: nothing to lock
+  Group& g = t.groups[e.group];
+  g.waiting_locks = 0;
+  for (uint32_t ki : g.keys) {
+    uint32_t a = t.accounts[ki];
+    auto& q = lock_queue_[a];
+    if (q.size() - lock_head_[a] > 0) ++g.waiting_locks;
+    q.push_back({e.tx, t.gen, e.group});
+  }
+  GrantIfReady(e.tx, e.group);
+}
+
+void Cluster::GrantIfReady(uint32_t tx, uint32_t group) {
+  Tx& t = txs_[tx];
+  Group& g = t.groups[group];
+  if (g.waiting_locks != 0 || g.locked || t.rolled_back) return;
+  g.locked = true;
+  Send(MsgType::kLockResponse, g.primary, t.near, tx, group, false, {});
+}
+
+void Cluster::ReleaseLocks(uint32_t tx, uint32_t group) {
+  Tx& t = txs_[tx];
+  Group& g = t.groups[group];
+  if (!g.lock_requested) return;
+  g.lock_requested = false;
+  for (uint32_t ki : g.keys) {
+    uint32_t a = t.accounts[ki];
+    auto& q = lock_queue_[a];
+    size_t& head = lock_head_[a];
+    auto mine = [&](const LockWaiter& w) { return w.tx == tx && w.gen == t.gen && w.group == group; };
+    auto it = std::find_if(q.begin() + static_cast<ptrdiff_t>(head), q.end(), mine);
+    if (it == q.end()) continue;
+    bool was_head = it == q.begin() + static_cast<ptrdiff_t>(head);
+    if (was_head) {
+      ++head;
+    } else {
+      q.erase(it);
+    }
+    if (head == q.size()) {
+      q.clear();
+      head = 0;
+    } else if (was_head) {
+      const LockWaiter next = q[head];
+      --txs_[next.tx].groups[next.group].waiting_locks;
+      GrantIfReady(next.tx, next.group);
+    }
+    if (head > 64 && head * 2 > q.size()) {
+      q.erase(q.begin(), q.begin() + static_cast<ptrdiff_t>(head));
+      head = 0;
+    }
+  }
+}
+
+void Cluster::OnLockRelease(const Event& e) { ReleaseLocks(e.tx, e.group); }
+
+void Cluster::OnLockResponse(const Event& e) {
+  Tx& t = txs_[e.tx];
+  if (t.rolled_back || !t.live) return;  // timed out meanwhile: the release is on its way
+  // The primary read the values under the lock.
+  Group& g = t.groups[e.group];
+  const Node& primary = nodes_[g.primary];
+  for (uint32_t ki : g.keys) t.new_balance[ki] = primary.balance[t.accounts[ki]];
+  if (--t.locks_pending > 0) {
+    Group& next = t.groups[e.group + 1];
+    next.lock_requested = true;
+    Send(MsgType::kLockRequest, t.near, next.primary, e.tx, e.group + 1, false, {});
+    return;
+  }
+  // Bank transfer: a random amount from the first account, spread over the others.
+  int64_t from = t.new_balance[0];
+  int64_t amount = from <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(from, 100)) + 1));
+  t.new_balance[0] -= amount;
+  const size_t others = t.accounts.size() - 1;
+  for (size_t i = 1; i < t.accounts.size(); ++i) {
+    int64_t share = amount / static_cast<int64_t>(others) + (i == 1 ? amount % static_cast<int64_t>(others) : 0);
+    t.new_balance[i] += share;
+  }
+  Prepare(e.tx);
+}
+
+void Cluster::Prepare(uint32_t tx) {
+  Tx& t = txs_[tx];
+  t.preparing = true;
+  t.responses_pending = static_cast<uint32_t>(t.groups.size());
+  (t.one_phase ? summary_.one_phase : summary_.two_phase)++;
+  for (uint32_t gi = 0; gi < t.groups.size(); ++gi) {
+    Send(MsgType::kNearPrepareRequest, t.near, t.groups[gi].primary, tx, gi, false, {});
+  }
+}
+
+void Cluster::LogPrepared(uint32_t n, Tx& t) {
+  wal::TxRecord r;
+  r.state = wal::TxState::kPrepared;
+  r.xid = t.xid;
+  r.topology_version = t.topver;
+  r.timestamp = now_;
+  r.flags = t.one_phase ? wal::kTxFlagOnePhase : 0;
+  r.participants = t.participants;
+  Log(n, r);
+  nodes_[n].cm->OnTxPrepared(t.xid);
+}
+
+void Cluster::OnNearPrepareRequest(const Event& e) {
+  Tx& t = txs_[e.tx];
+  Group& g = t.groups[e.group];
+  Node& n = nodes_[e.to];
+  // Reserve counters per partition: the keys of one partition get consecutive ones.
+  g.reservations.clear();
+  for (uint32_t ki : g.keys) {
+    uint32_t p = PartitionOf(t.accounts[ki]);
+    auto it = std::find_if(g.reservations.begin(), g.reservations.end(),
+                           [&](const Reservation& r) { return r.partition == p; });
+    if (it == g.reservations.end()) {
+      g.reservations.push_back({p, 0, 0});
+      it = g.reservations.end() - 1;
+    }
+    ++it->delta;
+  }
+  for (auto& r : g.reservations) {
+    r.start = n.parts[r.partition].tracker.Reserve(r.delta);
+    uint64_t next = r.start;
+    for (uint32_t ki : g.keys) {
+      if (PartitionOf(t.accounts[ki]) == r.partition) t.counter[ki] = ++next;
+    }
+  }
+  LogPrepared(e.to, t);
+  g.primary_prepared = true;
+  if (t.one_phase && g.backups.empty()) {
+    // 1PC without a backup: the primary commits first and stamps the transaction.
+    Uuid stamp = n.cm->StampId();
+    t.stamp = stamp;
+    CommitRole(e.to, e.tx, e.group, true, stamp);
+    ReleaseLocks(e.tx, e.group);
+    Send(MsgType::kNearPrepareResponse, e.to, t.near, e.tx, e.group, true, stamp);
+    return;
+  }
+  if (g.backups.empty()) {
+    Send(MsgType::kNearPrepareResponse, e.to, t.near, e.tx, e.group, false, {});
+    return;
+  }
+  g.backup_acks = 0;
+  for (uint32_t b : g.backups) Send(MsgType::kDhtPrepareRequest, e.to, b, e.tx, e.group, false, {});
+}
+
+void Cluster::OnDhtPrepareRequest(const Event& e) {
+  Tx& t = txs_[e.tx];
+  Group& g = t.groups[e.group];
+  Node& n = nodes_[e.to];
+  for (const auto& r : g.reservations) {
+    if (IsBackupOf(e.to, r.partition)) n.parts[r.partition].tracker.RaiseHwm(r.start + r.delta);
+  }
+  LogPrepared(e.to, t);
+  if (t.one_phase) {
+    // 1PC with a backup: the backup commits first and stamps the transaction; its
+    // response carries the commit.
+    Uuid stamp = n.cm->StampId();
+    CommitRole(e.to, e.tx, e.group, false, stamp);
+    Send(MsgType::kDhtPrepareResponse, e.to, g.primary, e.tx, e.group, true, stamp);
+    return;
+  }
+  Send(MsgType::kDhtPrepareResponse, e.to, g.primary, e.tx, e.group, false, {});
+}
+
+void Cluster::OnDhtPrepareResponse(const Event& e) {
+  Tx& t = txs_[e.tx];
+  Group& g = t.groups[e.group];
+  if (t.one_phase && e.flag) {
+    t.stamp = e.stamp;  // copied onto the primary's tx before it commits
+    CommitRole(e.to, e.tx, e.group, true, e.stamp);
+    ReleaseLocks(e.tx, e.group);
+    Send(MsgType::kNearPrepareResponse, e.to, t.near, e.tx, e.group, true, e.stamp);
+    return;
+  }
+  if (++g.backup_acks == g.backups.size()) {
+    Send(MsgType::kNearPrepareResponse, e.to, t.near, e.tx, e.group, false, {});
+  }
+}
+
+void Cluster::OnNearPrepareResponse(const Event& e) {
+  Tx& t = txs_[e.tx];
+  if (t.one_phase) {
+    TxDone(e.tx, true);
+    return;
+  }
+  if (--t.responses_pending > 0) return;
+  // 2PC: the near node decides and is the first committer: it stamps the transaction.
+  bool commit = !(c_.rollback_rate > 0 && rng_.Unit() < c_.rollback_rate);
+  Uuid stamp = commit ? nodes_[t.near].cm->StampId() : Uuid{};
+  t.stamp = stamp;
+  t.responses_pending = static_cast<uint32_t>(t.groups.size());
+  for (uint32_t gi = 0; gi < t.groups.size(); ++gi) {
+    Send(MsgType::kNearFinishRequest, t.near, t.groups[gi].primary, e.tx, gi, commit, stamp);
+  }
+}
+
+void Cluster::OnNearFinishRequest(const Event& e) {
+  Tx& t = txs_[e.tx];
+  Group& g = t.groups[e.group];
+  if (e.flag) {
+    CommitRole(e.to, e.tx, e.group, true, e.stamp);
+  } else {
+    RollbackRole(e.to, e.tx, e.group, true);
+  }
+  g.primary_finished = true;
+  ReleaseLocks(e.tx, e.group);
+  for (uint32_t b : g.backups) Send(MsgType::kDhtFinishRequest, e.to, b, e.tx, e.group, e.flag, e.stamp);
+  Send(MsgType::kNearFinishResponse, e.to, t.near, e.tx, e.group, e.flag, e.stamp);
+}
+
+void Cluster::OnDhtFinishRequest(const Event& e) {
+  if (e.flag) {
+    CommitRole(e.to, e.tx, e.group, false, e.stamp);
+  } else {
+    RollbackRole(e.to, e.tx, e.group, false);
+  }
+}
+
+void Cluster::OnNearFinishResponse(const Event& e) {
+  Tx& t = txs_[e.tx];
+  if (--t.responses_pending > 0) return;
+  t.rolled_back = !e.flag;
+  // Backups may still be applying: the slot stays live until their finish requests are
+  // handled, which TxDone arranges by retiring it only when no event refers to it.
+  TxDone(e.tx, e.flag);
+}
+
+void Cluster::OnLockTimeout(const Event& e) {
+  Tx& t = txs_[e.tx];
+  if (t.gen != e.gen || !t.live || t.preparing) return;
+  // Not every lock came in time: release what was asked for and give up (no WAL: the
+  // transaction never prepared anywhere).
+  t.rolled_back = true;
+  t.timed_out = true;
+  ++summary_.lock_timeouts;
+  for (uint32_t gi = 0; gi < t.groups.size(); ++gi) {
+    if (t.groups[gi].lock_requested) Send(MsgType::kLockRelease, t.near, t.groups[gi].primary, e.tx, gi, false, {});
+  }
+  TxDone(e.tx, false);
+}
+
+void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp) {
+  Tx& t = txs_[tx];
+  Group& g = t.groups[group];
+  Node& node = nodes_[n];
+  wal::DataRecord d;
+  d.timestamp = now_;
+  if (value_scratch_.size() < g.keys.size()) value_scratch_.resize(g.keys.size());
+  size_t vi = 0;
+  for (uint32_t ki : g.keys) {
+    uint32_t a = t.accounts[ki];
+    uint32_t p = PartitionOf(a);
+    if (primary ? PrimaryOf(p) != n : !IsBackupOf(n, p)) continue;
+    std::string& v = value_scratch_[vi++];
+    fmt::format_int f(t.new_balance[ki]);
+    v.assign(f.data(), f.size());
+    wal::DataEntry e;
+    e.cache_id = kCacheId;
+    e.partition = p;
+    e.counter = t.counter[ki];
+    e.op = wal::EntryOp::kUpdate;
+    e.flags = primary ? wal::kEntryFlagPrimary : 0;
+    e.xid = t.xid;
+    e.write_version = TxId{t.topver, nodes_[g.primary].order, t.xid.order};
+    e.key = key_name_[a];
+    e.value = v;
+    d.entries.push_back(e);
+    // A copy applies a key write only if it is newer than what it holds (backups may
+    // receive two transactions on one key in either order).
+    if (t.counter[ki] > node.key_counter[a]) {
+      node.key_counter[a] = t.counter[ki];
+      node.balance[a] = t.new_balance[ki];
+    }
+  }
+  Log(n, d);
+  wal::TxRecord r;
+  r.state = wal::TxState::kCommitted;
+  r.xid = t.xid;
+  r.topology_version = t.topver;
+  r.timestamp = now_;
+  r.flags = t.one_phase ? wal::kTxFlagOnePhase : 0;
+  r.participants = t.participants;
+  Log(n, r);
+  for (const auto& res : g.reservations) {
+    if (primary ? PrimaryOf(res.partition) == n : IsBackupOf(n, res.partition)) {
+      Check(node.parts[res.partition].tracker.Update(res.start, res.delta));
+    }
+  }
+  cut::TxFinish f;
+  f.xid = t.xid;
+  f.outcome = cut::TxOutcome::kCommitted;
+  f.tx_cut_id = stamp;
+  f.topology_version = t.topver;
+  node.cm->OnTxFinished(f, now_);
+}
+
+void Cluster::RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary) {
+  Tx& t = txs_[tx];
+  Group& g = t.groups[group];
+  Node& node = nodes_[n];
+  wal::TxRecord r;
+  r.state = wal::TxState::kRolledBack;
+  r.xid = t.xid;
+  r.topology_version = t.topver;
+  r.timestamp = now_;
+  r.participants = t.participants;
+  Log(n, r);
+  for (const auto& res : g.reservations) {
+    if (primary ? PrimaryOf(res.partition) != n : !IsBackupOf(n, res.partition)) continue;
+    Log(n, wal::RollbackRecord{kCacheId, res.partition, res.start, res.delta});
+    Check(node.parts[res.partition].tracker.Update(res.start, res.delta));
+  }
+  cut::TxFinish f;
+  f.xid = t.xid;
+  f.outcome = cut::TxOutcome::kRolledBack;
+  f.topology_version = t.topver;
+  node.cm->OnTxFinished(f, now_);
+}
+
+void Cluster::WriteTruthTx(const Tx& t, const char* outcome) {
+  if (!truth_txs_) return;
+  nlohmann::ordered_json j;
+  j["tx"] = t.xid.ToString();
+  j["near"] = nodes_[t.near].name;
+  j["outcome"] = outcome;
+  j["order"] = outcome_seq_;
+  j["one_phase"] = t.one_phase;
+  j["stamp"] = t.stamp.IsNil() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.stamp.ToString());
+  auto& keys = j["keys"] = nlohmann::ordered_json::array();
+  for (uint32_t a : t.accounts) keys.push_back(key_name_[a]);
+  auto& parts = j["participants"] = nlohmann::ordered_json::array();
+  for (const auto& g : t.groups) {
+    nlohmann::ordered_json pj;
+    pj["primary"] = nodes_[g.primary].name;
+    auto& bj = pj["backups"] = nlohmann::ordered_json::array();
+    for (uint32_t b : g.backups) bj.push_back(nodes_[b].name);
+    parts.push_back(pj);
+  }
+  *truth_txs_ << j.dump() << '\n';
+}
+
+void Cluster::TxDone(uint32_t tx, bool committed) {
+  Tx& t = txs_[tx];
+  ++outcome_seq_;
+  ++finished_txs_;
+  if (committed) {
+    ++summary_.txs_committed;
+  } else {
+    ++summary_.txs_rolled_back;
+  }
+  WriteTruthTx(t, committed ? "committed" : t.timed_out ? "lock-timeout" : "rolled-back");
+  t.live = false;
+  uint32_t near = t.near;
+  MaybeFree(tx);
+  MaybeStartCut();
+  Event next;
+  next.kind = EventKind::kNextTx;
+  next.to = near;
+  next.time = now_;
+  Push(next);
+}
+
+wal::Result<SimSummary> Cluster::Run() {
+  WAL_RETURN_IF_ERROR(Setup());
+  WAL_RETURN_IF_ERROR(WriteBaseSnapshot());
+  for (uint32_t i = 0; i < c_.concurrency && i < c_.txs; ++i) {
+    Event e;
+    e.kind = EventKind::kNextTx;
+    e.to = near_candidates_[rng_.Below(near_candidates_.size())];
+    e.time = 0;
+    Push(e);
+  }
+  while (!queue_.empty() && status_.ok()) {
+    Event e = queue_.top();
+    queue_.pop();
+    now_ = e.time;
+    if (e.kind == EventKind::kNextTx) {
+      // Near nodes are drawn anew for every transaction.
+      e.to = near_candidates_[rng_.Below(near_candidates_.size())];
+    }
+    Handle(e);
+  }
+  WAL_RETURN_IF_ERROR(status_);
+  summary_.simulated_ns = now_;
+  WAL_RETURN_IF_ERROR(Finish());
+  return summary_;
+}
+
+Status Cluster::Finish() {
+  for (uint32_t s : servers_) {
+    Node& n = nodes_[s];
+    std::string dir = c_.out_dir + "/" + n.name + "/data";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IoError(fmt::format("cannot create \"{}\": {}", dir, ec.message()));
+    for (uint32_t p = 0; p < c_.partitions; ++p) {
+      if (!n.parts[p].held) continue;
+      recovery::PartitionFile pf;
+      pf.cache_id = kCacheId;
+      pf.partition = p;
+      pf.lwm = n.parts[p].tracker.lwm();
+      pf.hwm = n.parts[p].tracker.hwm();
+      for (uint32_t a = 0; a < c_.accounts; ++a) {
+        if (key_partition_[a] != p) continue;
+        pf.entries.push_back({key_name_[a], fmt::format("{}", n.balance[a]), n.key_counter[a]});
+      }
+      std::sort(pf.entries.begin(), pf.entries.end(),
+                [](const auto& x, const auto& y) { return x.key < y.key; });
+      WAL_RETURN_IF_ERROR(recovery::WritePartitionFile(dir, pf, c_.fsync));
+    }
+    WAL_RETURN_IF_ERROR(n.wal->Close());
+    NodeSummary ns;
+    ns.name = n.name;
+    ns.records = n.wal->records_written();
+    ns.bytes = n.wal->bytes_written();
+    summary_.nodes.push_back(ns);
+    const cut::CutStats& st = n.cm->stats();
+    auto& sum = summary_.classification;
+    sum.cuts_started += st.cuts_started;
+    sum.cuts_finished += st.cuts_finished;
+    sum.cuts_failed += st.cuts_failed;
+    sum.watched += st.watched;
+    sum.before += st.before;
+    sum.after_by_stamp += st.after_by_stamp;
+    sum.after_by_topology += st.after_by_topology;
+    sum.rolled_back += st.rolled_back;
+    sum.committed_in_start_step += st.committed_in_start_step;
+  }
+  if (truth_txs_) {
+    truth_txs_->close();
+    if (!*truth_txs_) return Status::IoError("cannot write truth/transactions.jsonl");
+    nlohmann::ordered_json cuts = nlohmann::ordered_json::array();
+    for (const auto& r : cuts_) {
+      nlohmann::ordered_json j;
+      j["id"] = r.id.ToString();
+      j["topology_version"] = r.topver;
+      j["initiated_at"] = r.initiated_at;
+      j["verdict"] = !r.done ? "unfinished" : r.failed ? "failed" : "complete";
+      j["reason"] = r.reason;
+      j["finished_nodes"] = r.finished_nodes;
+      cuts.push_back(j);
+    }
+    nlohmann::ordered_json doc;
+    doc["schema"] = 1;
+    doc["cuts"] = cuts;
+    WAL_RETURN_IF_ERROR(wal::WriteFileAtomically(c_.out_dir + "/truth/cuts.json", doc.dump(2) + "\n", c_.fsync));
+  }
+  return WriteClusterJson();
+}
+
+Status Cluster::WriteClusterJson() {
+  nlohmann::ordered_json doc;
+  doc["schema"] = 1;
+  doc["seed"] = std::to_string(c_.seed);
+  auto& nodes = doc["nodes"] = nlohmann::ordered_json::array();
+  for (const auto& n : nodes_) {
+    nlohmann::ordered_json j;
+    j["name"] = n.name;
+    j["role"] = n.server ? "server" : "client";
+    j["id"] = n.id.ToString();
+    j["order"] = n.order;
+    j["joined_topology_version"] = n.joined_topver;
+    nodes.push_back(j);
+  }
+  nlohmann::ordered_json cache;
+  cache["id"] = kCacheId;
+  cache["name"] = "accounts";
+  cache["partitions"] = c_.partitions;
+  cache["backups"] = c_.backups;
+  doc["caches"] = nlohmann::ordered_json::array({cache});
+  doc["accounts"] = c_.accounts;
+  doc["initial_balance"] = c_.balance;
+  nlohmann::ordered_json topver;
+  topver["version"] = 1;
+  auto& servers = topver["servers"] = nlohmann::ordered_json::array();
+  for (uint32_t s : servers_) servers.push_back(nodes_[s].name);
+  auto& assignment = topver["assignment"] = nlohmann::ordered_json::array();
+  for (const auto& a : assignment_) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (uint32_t n : a) row.push_back(nodes_[n].name);
+    assignment.push_back(row);
+  }
+  doc["topology_versions"] = nlohmann::ordered_json::array({topver});
+  return wal::WriteFileAtomically(c_.out_dir + "/cluster.json", doc.dump(2) + "\n", c_.fsync);
+}
+
+wal::Result<SimSummary> Simulate(const SimConfig& config) {
+  Cluster cluster(config);
+  return cluster.Run();
+}
+
+}  // namespace sim

@@ -1,0 +1,46 @@
+// The simulated cluster: server and client nodes exchanging the transaction protocol's
+// messages through a discrete-event queue, each server writing its real WAL, each node
+// running a CutManager. One seeded Rng drives everything: the same seed and options
+// give the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "libcut/cut_manager.h"
+#include "libwal/wal_writer.h"
+#include "recovery/counter_tracker.h"
+#include "tools/simulate/config.h"
+#include "tools/simulate/rng.h"
+
+namespace sim {
+
+struct NodeSummary {
+  std::string name;
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+};
+
+struct SimSummary {
+  uint64_t txs_committed = 0;
+  uint64_t txs_rolled_back = 0;
+  uint64_t lock_timeouts = 0;
+  uint64_t one_phase = 0;
+  uint64_t two_phase = 0;
+  uint64_t cuts_started = 0;
+  uint64_t cuts_consistent = 0;
+  uint64_t simulated_ns = 0;
+  std::vector<NodeSummary> nodes;
+  cut::CutStats classification;  // summed over server nodes
+};
+
+class Cluster;
+
+// Runs the whole simulation and writes the cluster directory.
+wal::Result<SimSummary> Simulate(const SimConfig& config);
+
+}  // namespace sim

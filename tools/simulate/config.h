@@ -1,0 +1,67 @@
+// Everything `walcut simulate` can be told: the cluster, the workload, the network,
+// the cut schedule and the faults.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "libcut/cut_manager.h"
+
+namespace sim {
+
+enum class MsgType : uint8_t {
+  kLockRequest,
+  kLockResponse,
+  kLockRelease,
+  kNearPrepareRequest,
+  kNearPrepareResponse,
+  kDhtPrepareRequest,
+  kDhtPrepareResponse,
+  kNearFinishRequest,
+  kNearFinishResponse,
+  kDhtFinishRequest,
+  kCutFinished,   // node -> initiator: Finish record written
+  kCutFailed,     // node -> initiator: the cut failed here
+  kCount,
+};
+const char* MsgTypeName(MsgType t);
+bool ParseMsgType(const std::string& name, MsgType* out);
+
+enum class NearMode { kAny, kClients, kServers };
+
+struct SimConfig {
+  std::string out_dir;
+  uint32_t nodes = 3;
+  uint32_t clients = 1;
+  uint32_t partitions = 32;
+  uint32_t backups = 1;
+  uint32_t accounts = 1000;
+  int64_t balance = 1000;
+  uint64_t txs = 10000;
+  uint32_t concurrency = 16;
+  uint32_t keys_per_tx = 2;
+  NearMode near = NearMode::kAny;
+  uint32_t cuts = 3;
+  uint64_t cut_interval = 0;        // finished transactions between cuts; 0 = spread evenly
+  uint64_t seed = 1;
+  uint64_t segment_size = 16ull << 20;
+  bool compress = false;
+  bool fsync = false;
+  bool truth = false;
+  // Network: delay = min + exponential(mean), per message type when given.
+  double delay_min_us = 20;
+  double delay_mean_us = 100;
+  std::map<MsgType, double> delay_mean_by_type_us;
+  bool fifo = false;
+  // Discovery: each node gets each discovery event after its own delay, in order.
+  double discovery_delay_us = 1000;
+  std::map<uint32_t, double> discovery_delay_by_node_us;  // node index (servers, then clients)
+  // The Start record is written this long after the atomic start (background step).
+  double start_delay_us = 200;
+  double lock_timeout_ms = 100;
+  double rollback_rate = 0;         // share of 2PC transactions the near node rolls back
+  cut::InjectedBug bug = cut::InjectedBug::kNone;
+};
+
+}  // namespace sim
