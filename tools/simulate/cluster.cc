@@ -30,6 +30,7 @@ enum class EventKind : uint8_t {
   kStartRecord,  // node `to` writes the Start record of cut `cut`
   kLockTimeout,  // tx `tx` at its near node
   kNextTx,       // near node `to` starts a transaction
+  kInitiateCut,  // the initiator starts a cut now (scenario schedules)
 };
 
 struct Event {
@@ -207,6 +208,7 @@ class Cluster {
   void OnLockTimeout(const Event& e);
   void TxDone(uint32_t tx, bool committed);
   void MaybeStartCut();
+  void InitiateCut();
   void MaybeFree(uint32_t tx);
 
   // Local roles: a node's part of one group (as primary, or as one of its backups).
@@ -424,7 +426,8 @@ Status Cluster::WriteBaseSnapshot() {
 uint64_t Cluster::Delay(MsgType t) {
   auto it = c_.delay_mean_by_type_us.find(t);
   double mean = it != c_.delay_mean_by_type_us.end() ? it->second : c_.delay_mean_us;
-  return static_cast<uint64_t>((c_.delay_min_us + rng_.Exponential(mean)) * kNsPerUs);
+  double drawn = c_.constant_delays ? mean : rng_.Exponential(mean);
+  return static_cast<uint64_t>((c_.delay_min_us + drawn) * kNsPerUs);
 }
 
 void Cluster::Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t group, bool flag,
@@ -466,7 +469,8 @@ void Cluster::ScheduleDiscovery(uint32_t n) {
   Node& node = nodes_[n];
   auto it = c_.discovery_delay_by_node_us.find(n);
   double mean = it != c_.discovery_delay_by_node_us.end() ? it->second : c_.discovery_delay_us;
-  uint64_t at = now_ + static_cast<uint64_t>(rng_.Exponential(mean) * kNsPerUs);
+  double drawn = c_.constant_delays ? mean : rng_.Exponential(mean);
+  uint64_t at = now_ + static_cast<uint64_t>(drawn * kNsPerUs);
   at = std::max(at, node.last_discovery_at);
   node.last_discovery_at = at;
   Event e;
@@ -489,7 +493,8 @@ void Cluster::HandleDiscovery(uint32_t n) {
 void Cluster::OnCutIdAt(uint32_t n, const Uuid& id, uint32_t topver) {
   Node& node = nodes_[n];
   if (!node.cm->OnCutId(id, topver) || !node.server) return;
-  uint64_t delay = static_cast<uint64_t>(rng_.Exponential(c_.start_delay_us) * kNsPerUs);
+  double drawn = c_.constant_delays ? c_.start_delay_us : rng_.Exponential(c_.start_delay_us);
+  uint64_t delay = static_cast<uint64_t>(drawn * kNsPerUs);
   if (delay == 0) {
     node.cm->WriteStartRecord(now_);
     return;
@@ -517,7 +522,12 @@ void Cluster::OnCutFailed(uint32_t n, const Uuid& id, const std::string& reason)
 }
 
 void Cluster::MaybeStartCut() {
+  if (!c_.cut_at_us.empty()) return;  // a scenario's schedule decides
   if (finished_txs_ < next_cut_at_ || cuts_.size() >= c_.cuts) return;
+  InitiateCut();
+}
+
+void Cluster::InitiateCut() {
   if (!cuts_.empty() && !cuts_.back().done) return;  // the previous cut still runs
   CutRun run;
   run.id = Uuid{rng_.Next(), rng_.Next()};
@@ -538,6 +548,7 @@ void Cluster::Handle(const Event& e) {
       break;
     case EventKind::kLockTimeout: OnLockTimeout(e); break;
     case EventKind::kNextTx: StartTx(e.to); break;
+    case EventKind::kInitiateCut: InitiateCut(); break;
   }
 }
 
@@ -615,8 +626,10 @@ void Cluster::StartTx(uint32_t near) {
   t.rolled_back = t.timed_out = t.preparing = false;
   t.stamp = {};
   // Distinct accounts; the lock order below makes the choice deadlock-free.
-  const uint32_t k = std::min<uint32_t>(std::max<uint32_t>(c_.keys_per_tx, 2), c_.accounts);
-  t.accounts.clear();
+  const uint32_t k = !c_.fixed_accounts.empty()
+                         ? static_cast<uint32_t>(c_.fixed_accounts.size())
+                         : std::min<uint32_t>(std::max<uint32_t>(c_.keys_per_tx, 2), c_.accounts);
+  t.accounts = c_.fixed_accounts;
   while (t.accounts.size() < k) {
     auto a = static_cast<uint32_t>(rng_.Below(c_.accounts));
     if (std::find(t.accounts.begin(), t.accounts.end(), a) == t.accounts.end()) t.accounts.push_back(a);
@@ -747,6 +760,10 @@ void Cluster::OnLockResponse(const Event& e) {
     return;
   }
   // Bank transfer: a random amount from the first account, spread over the others.
+  if (t.accounts.size() < 2) {  // a one-key scenario transaction rewrites its value
+    Prepare(e.tx);
+    return;
+  }
   int64_t from = t.new_balance[0];
   int64_t amount = from <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(from, 100)) + 1));
   t.new_balance[0] -= amount;
@@ -1042,6 +1059,12 @@ void Cluster::TxDone(uint32_t tx, bool committed) {
 wal::Result<SimSummary> Cluster::Run() {
   WAL_RETURN_IF_ERROR(Setup());
   WAL_RETURN_IF_ERROR(WriteBaseSnapshot());
+  for (double at : c_.cut_at_us) {
+    Event e;
+    e.kind = EventKind::kInitiateCut;
+    e.time = static_cast<uint64_t>(at * kNsPerUs);
+    Push(e);
+  }
   for (uint32_t i = 0; i < c_.concurrency && i < c_.txs; ++i) {
     Event e;
     e.kind = EventKind::kNextTx;
@@ -1055,7 +1078,8 @@ wal::Result<SimSummary> Cluster::Run() {
     now_ = e.time;
     if (e.kind == EventKind::kNextTx) {
       // Near nodes are drawn anew for every transaction.
-      e.to = near_candidates_[rng_.Below(near_candidates_.size())];
+      e.to = c_.fixed_near >= 0 ? static_cast<uint32_t>(c_.fixed_near)
+                                : near_candidates_[rng_.Below(near_candidates_.size())];
     }
     Handle(e);
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "libcut/cut_manager.h"
 
@@ -62,6 +63,12 @@ struct SimConfig {
   double lock_timeout_ms = 100;
   double rollback_rate = 0;         // share of 2PC transactions the near node rolls back
   cut::InjectedBug bug = cut::InjectedBug::kNone;
+
+  // Scenario controls (tests drive the protocol through these; not on the command line).
+  std::vector<double> cut_at_us;       // start cuts at these simulated times instead
+  bool constant_delays = false;        // every delay is exactly its mean (plus the minimum)
+  int32_t fixed_near = -1;             // every transaction starts on this node index
+  std::vector<uint32_t> fixed_accounts;  // every transaction touches exactly these accounts
 };
 
 }  // namespace sim
