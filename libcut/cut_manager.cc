@@ -109,19 +109,22 @@ void CutManager::OnTxFinished(const TxFinish& f, uint64_t now) {
   watch.any_recovery |= f.recovery_finish;
   watch.any_unknown |= f.outcome == TxOutcome::kUnknown;
   watch.any_committed |= f.outcome == TxOutcome::kCommitted;
-  if (start_pending_ && f.outcome == TxOutcome::kCommitted) watch.in_start_step = true;
+  if (f.outcome == TxOutcome::kCommitted) (start_pending_ ? watch.in_start_step : watch.after_start) = true;
   if (left != 0) return;  // another role of this transaction is still in flight here
   TxFinish combined = f;
   combined.recovery_finish = watch.any_recovery;
   if (watch.any_unknown) combined.outcome = TxOutcome::kUnknown;
   else if (watch.any_committed) combined.outcome = TxOutcome::kCommitted;
   if (watch.in_start_step) ++stats_.committed_in_start_step;
+  // A Before transaction whose commits all precede the Start record is Before without
+  // being listed; only one committed after Start needs the before set.
+  const bool list_before = watch.after_start;
   watched_.erase(w);
-  Classify(combined);
+  Classify(combined, list_before);
   MaybeFinish(now);
 }
 
-void CutManager::Classify(const TxFinish& f) {
+void CutManager::Classify(const TxFinish& f, bool list_before) {
   switch (f.outcome) {
     case TxOutcome::kRolledBack:
       ++stats_.rolled_back;
@@ -144,7 +147,7 @@ void CutManager::Classify(const TxFinish& f) {
     after_.push_back(f.xid);
   } else {
     ++stats_.before;
-    before_.push_back(f.xid);
+    if (list_before) before_.push_back(f.xid);
   }
 }
 

@@ -104,7 +104,7 @@ class CutManager {
   InjectedBug bug() const { return bug_; }
 
  private:
-  void Classify(const TxFinish& f);
+  void Classify(const TxFinish& f, bool list_before);
   void MaybeFinish(uint64_t now);
 
   CutListener* listener_;
@@ -127,7 +127,8 @@ class CutManager {
     bool any_recovery = false;
     bool any_unknown = false;
     bool any_committed = false;
-    bool in_start_step = false;
+    bool in_start_step = false;       // a role committed before the Start record
+    bool after_start = false;         // a role committed after it
   };
   std::unordered_map<wal::TxId, Watch, wal::TxIdHash> watched_;
   std::vector<wal::TxId> before_;

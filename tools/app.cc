@@ -34,6 +34,8 @@ int RunWalcut(const std::vector<std::string>& args, Output& output,
   app.require_subcommand(1);
   RegisterSimulate(app, ctx);
   RegisterDump(app, ctx);
+  RegisterCuts(app, ctx);
+  RegisterCheck(app, ctx);
   RegisterData(app, ctx);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());

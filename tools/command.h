@@ -33,5 +33,7 @@ bool ParseSize(const std::string& text, uint64_t* out);
 void RegisterDump(CLI::App& app, CommandContext& ctx);
 void RegisterSimulate(CLI::App& app, CommandContext& ctx);
 void RegisterData(CLI::App& app, CommandContext& ctx);
+void RegisterCuts(CLI::App& app, CommandContext& ctx);
+void RegisterCheck(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tools

@@ -1,0 +1,229 @@
+#include "libcut/cluster_check.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace cut {
+
+const char* CutStatusName(CutStatus s) {
+  switch (s) {
+    case CutStatus::kConsistent: return "consistent";
+    case CutStatus::kInconsistent: return "inconsistent";
+    case CutStatus::kIncomplete: return "incomplete";
+    case CutStatus::kUnverifiable: return "unverifiable";
+  }
+  return "?";
+}
+
+bool ClusterReport::ok() const {
+  return std::all_of(cuts.begin(), cuts.end(), [](const CutReport& c) {
+    return c.violations.empty() && c.status != CutStatus::kUnverifiable;
+  });
+}
+
+namespace {
+
+const CutOnNode* FindCut(const NodeIndex& n, const wal::Uuid& id, size_t* pos = nullptr) {
+  for (size_t i = 0; i < n.cuts.size(); ++i) {
+    if (n.cuts[i].id == id) {
+      if (pos) *pos = i;
+      return &n.cuts[i];
+    }
+  }
+  return nullptr;
+}
+
+const TxSide* FindTx(const CutOnNode& c, const wal::TxId& xid) {
+  for (const auto& t : c.txs) {
+    if (t.xid == xid) return &t;
+  }
+  return nullptr;
+}
+
+const char* SideName(Side s) { return s == Side::kBefore ? "Before" : "After"; }
+
+void CheckCut(const std::vector<NodeIndex>& nodes, CutReport& report) {
+  const wal::Uuid id = report.id;
+  std::map<uint16_t, size_t> by_order;
+  for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i].order] = i;
+  std::vector<const CutOnNode*> on(nodes.size(), nullptr);
+  std::vector<size_t> pos(nodes.size(), 0);
+  bool all_records = true, ends_early = false;
+  std::vector<std::string> lacking;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    on[i] = FindCut(nodes[i], id, &pos[i]);
+    if (on[i] != nullptr && on[i]->has_start &&
+        (report.start_ts == 0 || on[i]->start_ts < report.start_ts)) {
+      report.start_ts = on[i]->start_ts;
+    }
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    CutNodeRow row;
+    row.node = nodes[i].node;
+    if (on[i] != nullptr) {
+      row.has_start = on[i]->has_start;
+      row.has_finish = on[i]->has_finish;
+      row.start = on[i]->start;
+      row.finish = on[i]->finish;
+      row.before = on[i]->before.size();
+      row.after = on[i]->after.size();
+      report.finish_ts = std::max(report.finish_ts, on[i]->finish_ts);
+      if (report.base.empty()) report.base = on[i]->base;
+    }
+    if (!row.has_start || !row.has_finish) {
+      all_records = false;
+      lacking.push_back(fmt::format("{} lacks the {} record", row.node,
+                                    !row.has_start && !row.has_finish ? "Start and Finish"
+                                    : !row.has_start                 ? "Start"
+                                                                     : "Finish"));
+      // The cut may still be running if this node's WAL has nothing of a later cut.
+      bool later = false;
+      for (size_t k = on[i] != nullptr ? pos[i] + 1 : 0; k < nodes[i].cuts.size(); ++k) {
+        if (nodes[i].cuts[k].has_start && nodes[i].cuts[k].start_ts > report.start_ts) later = true;
+      }
+      if (!later) ends_early = true;
+      report.violations.push_back({!row.has_start ? "missing-start" : "missing-finish", std::nullopt,
+                                   {row.node},
+                                   fmt::format("{} (WAL read up to {})", lacking.back(), nodes[i].end.ToString())});
+    }
+    report.nodes.push_back(row);
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (on[i] != nullptr && on[i]->unverifiable) {
+      report.status = CutStatus::kUnverifiable;
+      report.reason = fmt::format("{}: WAL damaged in the cut's range: {}", nodes[i].node, *on[i]->unverifiable);
+    }
+  }
+  if (!all_records) {
+    if (report.status != CutStatus::kUnverifiable) {
+      report.status = ends_early ? CutStatus::kIncomplete : CutStatus::kInconsistent;
+      std::string why;
+      for (const auto& l : lacking) why += (why.empty() ? "" : "; ") + l;
+      report.reason = why;
+    }
+    // A cut without all its records is not checked further: it cannot be restored.
+    return;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& p : on[i]->problems) {
+      Violation v{p.kind, std::nullopt, {nodes[i].node}, fmt::format("{} (at {})", p.detail, p.at.ToString())};
+      if (!p.xid.IsNull()) v.xid = p.xid;
+      report.violations.push_back(std::move(v));
+    }
+    if (on[i]->base != report.base) {
+      report.violations.push_back({"base-mismatch", std::nullopt, {nodes[i].node},
+                                   fmt::format("increment of \"{}\" here but of \"{}\" on {}", on[i]->base,
+                                               report.base, nodes[0].node)});
+    }
+  }
+  // Every transaction on the same side on every node that committed it.
+  struct Seen {
+    Side side;
+    size_t node;
+    wal::Pointer at;
+  };
+  std::map<wal::TxId, Seen> first;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& t : on[i]->txs) {
+      auto [it, fresh] = first.emplace(t.xid, Seen{t.side, i, t.commit});
+      if (!fresh && it->second.side != t.side) {
+        report.violations.push_back(
+            {"side-mismatch", t.xid, {nodes[it->second.node].node, nodes[i].node},
+             fmt::format("{} on {} (commit at {}), {} on {} (commit at {}); Start/Finish at {}/{} and {}/{}",
+                         SideName(it->second.side), nodes[it->second.node].node, it->second.at.ToString(),
+                         SideName(t.side), nodes[i].node, t.commit.ToString(),
+                         on[it->second.node]->start.ToString(), on[it->second.node]->finish.ToString(),
+                         on[i]->start.ToString(), on[i]->finish.ToString())});
+      }
+    }
+  }
+  // A Before transaction is committed, Before, on every participant in the cut. Checked
+  // for those committed here after the Start record: they were in flight when the cut
+  // started, so every participant commits them inside its own window of this cut.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& t : on[i]->txs) {
+      if (t.side != Side::kBefore || t.commit < on[i]->start) continue;
+      for (uint16_t order : t.participants) {
+        auto o = by_order.find(order);
+        if (o == by_order.end() || o->second == i) continue;
+        if (FindTx(*on[o->second], t.xid) == nullptr) {
+          report.violations.push_back(
+              {"before-missing-on-participant", t.xid, {nodes[i].node, nodes[o->second].node},
+               fmt::format("Before on {} (commit at {}) but not committed near the cut on participant {}",
+                           nodes[i].node, t.commit.ToString(), nodes[o->second].node)});
+        }
+      }
+    }
+  }
+  if (!report.violations.empty()) {
+    report.status = report.status == CutStatus::kUnverifiable ? report.status : CutStatus::kInconsistent;
+    if (report.reason.empty()) {
+      report.reason = fmt::format("{} violation(s), first: {}", report.violations.size(), report.violations[0].kind);
+    }
+  }
+}
+
+// Before of cut k is contained in Before of cut k+1, on every node.
+void CheckNesting(const std::vector<NodeIndex>& nodes, CutReport& prev, CutReport& next) {
+  for (const auto& n : nodes) {
+    const CutOnNode* a = FindCut(n, prev.id);
+    const CutOnNode* b = FindCut(n, next.id);
+    if (a == nullptr || b == nullptr || !a->has_finish || !b->has_finish) continue;
+    std::set<wal::TxId> after_next(b->after.begin(), b->after.end());
+    for (const auto& t : b->txs) {
+      if (t.side == Side::kAfter) after_next.insert(t.xid);
+    }
+    for (const auto& t : a->txs) {
+      if (t.side == Side::kBefore && after_next.count(t.xid)) {
+        next.violations.push_back({"not-nested", t.xid, {n.node},
+                                   fmt::format("Before in cut {} but After in this cut on {} (commit at {})",
+                                               prev.id.ToString(), n.node, t.commit.ToString())});
+        if (next.status == CutStatus::kConsistent) {
+          next.status = CutStatus::kInconsistent;
+          next.reason = "increments are not nested";
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ClusterReport CheckCluster(const std::vector<NodeIndex>& given) {
+  ClusterReport out;
+  // Node order, whatever order the indexes (or summary files) came in.
+  std::vector<NodeIndex> nodes = given;
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [](const NodeIndex& a, const NodeIndex& b) { return a.order < b.order; });
+  std::vector<wal::Uuid> order;
+  for (const auto& n : nodes) {
+    for (const auto& c : n.cuts) {
+      if (std::find(order.begin(), order.end(), c.id) == order.end()) order.push_back(c.id);
+    }
+  }
+  for (const auto& id : order) {
+    CutReport r;
+    r.id = id;
+    CheckCut(nodes, r);
+    out.cuts.push_back(std::move(r));
+  }
+  std::stable_sort(out.cuts.begin(), out.cuts.end(),
+                   [](const CutReport& a, const CutReport& b) { return a.start_ts < b.start_ts; });
+  // Each consistent cut against the last consistent cut of the same base.
+  std::map<std::string, size_t> last;
+  for (size_t i = 0; i < out.cuts.size(); ++i) {
+    auto it = last.find(out.cuts[i].base);
+    if (it != last.end()) CheckNesting(nodes, out.cuts[it->second], out.cuts[i]);
+    if (out.cuts[i].status == CutStatus::kConsistent) last[out.cuts[i].base] = i;
+  }
+  std::map<std::string, uint32_t> increments;
+  for (auto& c : out.cuts) {
+    if (c.status == CutStatus::kConsistent && !c.base.empty()) c.increment = ++increments[c.base];
+  }
+  return out;
+}
+
+}  // namespace cut

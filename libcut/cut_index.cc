@@ -1,0 +1,341 @@
+#include "libcut/cut_index.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+namespace cut {
+namespace {
+
+// A key is known by its partition and the XXH3 of its bytes: the per-key check needs
+// identity, not the bytes, and a window holds many writes.
+struct Write {
+  uint32_t cache = 0;
+  uint32_t partition = 0;
+  uint64_t key_hash = 0;
+  uint64_t counter = 0;
+};
+
+struct Commit {
+  wal::TxId xid;
+  wal::Pointer ptr;
+  uint32_t participants = 0;  // index into the builder's table of participant sets
+  std::vector<Write> writes;
+};
+
+struct KeyId {
+  uint32_t cache;
+  uint32_t partition;
+  uint64_t hash;
+  bool operator==(const KeyId&) const = default;
+};
+struct KeyIdHash {
+  size_t operator()(const KeyId& k) const { return static_cast<size_t>(k.hash ^ (uint64_t{k.partition} << 40)); }
+};
+
+struct CutState {
+  CutOnNode cut;
+  bool finalized = false;
+  bool has_next_start = false;
+  wal::Pointer next_start;
+  wal::Pointer window_begin;  // the previous cut's Start, or the beginning
+};
+
+std::vector<uint16_t> Participants(const wal::TxRecord& t) {
+  std::vector<uint16_t> out;
+  for (const auto& p : t.participants) {
+    out.push_back(p.primary);
+    out.insert(out.end(), p.backups.begin(), p.backups.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+class IndexBuilder {
+ public:
+  explicit IndexBuilder(NodeIndex* index) : index_(index) {}
+
+  void OnRecord(const wal::Record& r) {
+    ++index_->records;
+    const auto& a = r.decoded;
+    switch (static_cast<wal::RecordType>(r.type)) {
+      case wal::RecordType::kHeader:
+        index_->node_id = a.header.node_id;
+        index_->order = a.header.node_order;
+        break;
+      case wal::RecordType::kClusterSnapshot:
+        index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr, a.snapshot.timestamp});
+        break;
+      case wal::RecordType::kData:
+        for (const auto& e : a.data.entries) {
+          if (e.xid.IsNull()) continue;  // a preload, not a transaction
+          pending_[e.xid].push_back({e.cache_id, e.partition, XXH3_64bits(e.key.data(), e.key.size()), e.counter});
+        }
+        break;
+      case wal::RecordType::kTx:
+        if (a.tx.state == wal::TxState::kCommitted) {
+          Commit c;
+          c.xid = a.tx.xid;
+          c.ptr = r.ptr;
+          c.participants = Intern(Participants(a.tx));
+          auto it = pending_.find(a.tx.xid);
+          if (it != pending_.end()) {
+            c.writes = std::move(it->second);
+            pending_.erase(it);
+          }
+          buffer_.push_back(std::move(c));
+        } else if (a.tx.state == wal::TxState::kRolledBack) {
+          pending_.erase(a.tx.xid);
+        }
+        break;
+      case wal::RecordType::kCutStart: OnStart(r); break;
+      case wal::RecordType::kCutFinish: OnFinish(r); break;
+      default:
+        break;
+    }
+  }
+
+  void OnIssue(const wal::Issue& issue) {
+    if (!issue.IsError()) return;
+    std::string text = issue.ToString();
+    index_->read_errors.push_back(text);
+    errors_.push_back({wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, text});
+  }
+
+  void Finish(wal::Pointer end) {
+    index_->end = end;
+    for (auto& s : states_) {
+      if (!s.finalized) Finalize(s);
+    }
+    for (auto& s : states_) index_->cuts.push_back(std::move(s.cut));
+  }
+
+ private:
+  uint32_t Intern(std::vector<uint16_t> set) {
+    std::string k(reinterpret_cast<const char*>(set.data()), set.size() * sizeof(uint16_t));
+    auto [it, fresh] = participant_ids_.emplace(std::move(k), static_cast<uint32_t>(participant_sets_.size()));
+    if (fresh) participant_sets_.push_back(std::move(set));
+    return it->second;
+  }
+
+  CutState* Find(const wal::Uuid& id) {
+    for (auto& s : states_) {
+      if (s.cut.id == id) return &s;
+    }
+    return nullptr;
+  }
+
+  void OnStart(const wal::Record& r) {
+    const auto& st = r.decoded.cut_start;
+    CutState* s = Find(st.cut_id);
+    if (s != nullptr && s->cut.has_start) {
+      s->cut.problems.push_back({"duplicate-record", {}, r.ptr, "a second Start record of this cut"});
+      return;
+    }
+    // The previous cut's window ends here.
+    if (!states_.empty() && s == nullptr) {
+      CutState& prev = states_.back();
+      prev.has_next_start = true;
+      prev.next_start = r.ptr;
+      if (!prev.finalized) Finalize(prev);
+    }
+    if (s == nullptr) {
+      states_.emplace_back();
+      s = &states_.back();
+      s->cut.id = st.cut_id;
+      s->window_begin = last_start_;
+    }
+    s->cut.has_start = true;
+    s->cut.start = r.ptr;
+    s->cut.topology_version = st.topology_version;
+    s->cut.start_ts = st.timestamp;
+    for (auto it = index_->snapshots.rbegin(); it != index_->snapshots.rend(); ++it) {
+      if (it->at < r.ptr) {
+        s->cut.base = it->name;
+        break;
+      }
+    }
+    last_start_ = r.ptr;
+    Trim();
+  }
+
+  void OnFinish(const wal::Record& r) {
+    const auto& f = r.decoded.cut_finish;
+    CutState* s = Find(f.cut_id);
+    if (s == nullptr) {
+      states_.emplace_back();
+      s = &states_.back();
+      s->cut.id = f.cut_id;
+      s->window_begin = last_start_;
+      s->cut.problems.push_back({"finish-without-start", {}, r.ptr, "Finish record with no Start record before it"});
+    }
+    if (s->cut.has_finish) {
+      s->cut.problems.push_back({"duplicate-record", {}, r.ptr, "a second Finish record of this cut"});
+      return;
+    }
+    s->cut.has_finish = true;
+    s->cut.finish = r.ptr;
+    s->cut.finish_ts = f.timestamp;
+    s->cut.before = f.before;
+    s->cut.after = f.after;
+    if (s->finalized) {
+      s->cut.problems.push_back({"finish-after-next-start", {}, r.ptr,
+                                 "Finish record written after the next cut's Start record"});
+    }
+  }
+
+  // Commits before the last cut's window are no longer needed by any cut.
+  void Trim() {
+    wal::Pointer keep{};
+    for (const auto& s : states_) {
+      if (!s.finalized) {
+        keep = s.window_begin;
+        break;
+      }
+      keep = s.cut.start;
+    }
+    while (!buffer_.empty() && buffer_.front().ptr < keep) buffer_.pop_front();
+  }
+
+  void Finalize(CutState& s) {
+    s.finalized = true;
+    CutOnNode& c = s.cut;
+    const wal::Pointer lo = s.window_begin;
+    const wal::Pointer hi = s.has_next_start ? s.next_start : wal::Pointer{UINT64_MAX, UINT32_MAX};
+    for (const auto& [at, text] : errors_) {
+      if (!(at < lo) && at < hi) {
+        c.unverifiable = text;
+        break;
+      }
+    }
+    if (!c.has_start || !c.has_finish) return;
+    if (c.finish < c.start) {
+      c.problems.push_back({"finish-before-start", {}, c.finish, "Finish record precedes the Start record"});
+    }
+    auto dupes = [&](const std::vector<wal::TxId>& v, const char* set) {
+      std::vector<wal::TxId> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 1; i < sorted.size(); ++i) {
+        if (sorted[i] == sorted[i - 1]) {
+          c.problems.push_back({"duplicate-entry", sorted[i], c.finish,
+                                fmt::format("listed twice in the {} set", set)});
+        }
+      }
+    };
+    dupes(c.before, "before");
+    dupes(c.after, "after");
+    std::set<wal::TxId> before(c.before.begin(), c.before.end());
+    std::set<wal::TxId> after(c.after.begin(), c.after.end());
+    for (const auto& x : before) {
+      if (after.count(x)) {
+        c.problems.push_back({"both-sets", x, c.finish, "listed in both the before and the after set"});
+      }
+    }
+    // Classify every commit of the window by the seed rules.
+    std::unordered_map<wal::TxId, size_t, wal::TxIdHash> seen;  // xid -> index in c.txs
+    std::unordered_set<wal::TxId, wal::TxIdHash> in_range;      // committed between Start and Finish
+    std::unordered_map<KeyId, std::pair<uint64_t, std::pair<wal::TxId, wal::Pointer>>, KeyIdHash> max_before;
+    std::unordered_map<KeyId, uint64_t, KeyIdHash> min_after;
+    c.txs.reserve(buffer_.size());
+    for (const Commit& k : buffer_) {
+      if (k.ptr < lo || !(k.ptr < hi)) continue;
+      Side side;
+      if (k.ptr < c.start) {
+        side = after.count(k.xid) ? Side::kAfter : Side::kBefore;
+      } else if (k.ptr < c.finish) {
+        side = before.count(k.xid) ? Side::kBefore : Side::kAfter;
+      } else {
+        side = Side::kAfter;
+        if (before.count(k.xid) || after.count(k.xid)) {
+          c.problems.push_back({"listed-after-finish", k.xid, k.ptr,
+                                fmt::format("listed in the Finish record at {} but committed after it",
+                                            c.finish.ToString())});
+        }
+      }
+      if (c.start < k.ptr && k.ptr < c.finish) in_range.insert(k.xid);
+      auto [it, fresh] = seen.emplace(k.xid, c.txs.size());
+      if (fresh) {
+        // Participants matter only for Before transactions committed after Start (the
+        // participant rule of the cluster check); the rest carry none.
+        TxSide ts{k.xid, side, k.ptr, {}};
+        if (side == Side::kBefore && c.start < k.ptr) ts.participants = participant_sets_[k.participants];
+        c.txs.push_back(std::move(ts));
+      } else if (c.txs[it->second].side != side) {
+        c.problems.push_back({"side-split", k.xid, k.ptr,
+                              fmt::format("committed on both sides of the cut on this node (at {} and {})",
+                                          c.txs[it->second].commit.ToString(), k.ptr.ToString())});
+      }
+      for (const auto& w : k.writes) {
+        KeyId key{w.cache, w.partition, w.key_hash};
+        if (side == Side::kBefore) {
+          auto [mb, ins] = max_before.emplace(key, std::make_pair(w.counter, std::make_pair(k.xid, k.ptr)));
+          if (!ins && w.counter > mb->second.first) mb->second = {w.counter, {k.xid, k.ptr}};
+        } else {
+          auto [mi, ins] = min_after.emplace(key, w.counter);
+          if (!ins) mi->second = std::min(mi->second, w.counter);
+        }
+      }
+    }
+    for (const auto& x : before) {
+      if (!seen.count(x)) {
+        c.problems.push_back({"listed-not-committed", x, c.finish, "in the before set but not committed on this node"});
+      } else if (!in_range.count(x)) {
+        // (A transaction with two roles here may commit one of them before Start.)
+        const wal::Pointer at = c.txs[seen[x]].commit;
+        c.problems.push_back({"before-outside-range", x, at,
+                              fmt::format("in the before set but committed at {}, not between Start {} and Finish {}",
+                                          at.ToString(), c.start.ToString(), c.finish.ToString())});
+      }
+    }
+    for (const auto& x : after) {
+      if (!seen.count(x)) {
+        c.problems.push_back({"listed-not-committed", x, c.finish, "in the after set but not committed on this node"});
+      }
+    }
+    std::vector<LocalProblem> key_problems;
+    for (const auto& [key, mb] : max_before) {
+      auto ma = min_after.find(key);
+      if (ma == min_after.end() || mb.first < ma->second) continue;
+      key_problems.push_back({"key-order", mb.second.first, mb.second.second,
+                              fmt::format("cache {} partition {} key xxh3:{:016x}: a Before write has counter "
+                                          "{}, an After write counter {}",
+                                          key.cache, key.partition, key.hash, mb.first, ma->second)});
+    }
+    // Hash order is not an order users can rely on: sort by place.
+    std::sort(key_problems.begin(), key_problems.end(),
+              [](const LocalProblem& a, const LocalProblem& b) { return a.at < b.at; });
+    c.problems.insert(c.problems.end(), key_problems.begin(), key_problems.end());
+  }
+
+  NodeIndex* index_;
+  std::unordered_map<wal::TxId, std::vector<Write>, wal::TxIdHash> pending_;
+  std::deque<Commit> buffer_;
+  std::vector<CutState> states_;
+  wal::Pointer last_start_{};
+  std::vector<std::pair<wal::Pointer, std::string>> errors_;
+  std::unordered_map<std::string, uint32_t> participant_ids_;
+  std::vector<std::vector<uint16_t>> participant_sets_;
+};
+
+}  // namespace
+
+wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir) {
+  NodeIndex index;
+  index.node = node;
+  IndexBuilder builder(&index);
+  auto reader = wal::WalReader::OpenDirectory(wal_dir, {}, [&](const wal::Issue& i) { builder.OnIssue(i); });
+  if (!reader.ok()) return reader.status();
+  const wal::Record* r = nullptr;
+  while ((*reader)->Next(&r)) builder.OnRecord(*r);
+  builder.Finish((*reader)->end());
+  return index;
+}
+
+}  // namespace cut

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Benchmark of `walcut check` and `walcut cuts` against `walcut dump --stats` over the same
+# node WALs: an 8-node, 256-partition, 2-backup cluster of N transactions (default 1M),
+# generated once. Prints seconds, WAL MB/s, the ratio to dump --stats and peak RSS; runs a
+# second, shorter cluster to show peak memory does not follow WAL length.
+#
+#   tests/bench/check_bench.sh [BUILD_DIR] [TXS]
+set -euo pipefail
+build=${1:-build/release}
+txs=${2:-1000000}
+walcut=$build/tools/walcut
+[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+data=${BENCH_DIR:-$build/bench-data}
+mkdir -p "$data"
+
+make_cluster() {  # make_cluster DIR TXS
+  [ -f "$1/cluster.json" ] && return
+  rm -rf "$1"
+  "$walcut" simulate -o "$1" -q --nodes 8 --partitions 256 --backups 2 --txs "$2" --cuts 20
+}
+
+run() {  # run NAME CMD...: best of 3 seconds and the last peak RSS in KiB
+  local name=$1; shift
+  local best=999999 rss=0
+  for _ in 1 2 3; do
+    local t0 t1
+    t0=$(date +%s.%N)
+    /usr/bin/time -f %M -o /tmp/walcut-check-rss "$@" >/dev/null || true
+    t1=$(date +%s.%N)
+    best=$(python3 -c "print(min($best, $t1 - $t0))")
+    rss=$(cat /tmp/walcut-check-rss)
+  done
+  printf '%s\t%s\t%s\n' "$name" "$best" "$rss"
+}
+
+big=$data/check-cluster-$txs
+small=$data/check-cluster-$((txs / 4))
+make_cluster "$big" "$txs"
+make_cluster "$small" $((txs / 4))
+bytes=$(du -sb "$big"/node-*/wal | awk '{s+=$1} END {print s}')
+cat "$big"/node-*/wal/* >/dev/null
+{
+  run "dump --stats" "$walcut" dump --stats "$big"
+  run "cuts" "$walcut" cuts "$big"
+  run "check" "$walcut" check "$big"
+  run "check ($((txs / 4)) txs)" "$walcut" check "$small"
+} >/tmp/walcut-check-results
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+echo "input:   8 nodes, $txs transactions, $((bytes / 1048576)) MiB of WAL"
+python3 - "$bytes" <<'PY'
+import sys
+total = int(sys.argv[1])
+rows = [l.rstrip("\n").split("\t") for l in open("/tmp/walcut-check-results")]
+ref = float(rows[0][1])
+print(f"{'command':<24} {'seconds':>8} {'MB/s':>8} {'vs dump --stats':>16} {'peak RSS':>10}")
+for name, t, rss in rows:
+    t = float(t)
+    rate = f"{total / t / 1e6:8.0f}" if "(" not in name else f"{'':>8}"
+    print(f"{name:<24} {t:8.3f} {rate} {t / ref:15.2f}x {int(rss) // 1024:7d} MiB")
+PY

@@ -1,0 +1,158 @@
+#include "tools/cuts.h"
+
+#include <iterator>
+
+#include "libcut/summary_file.h"
+#include "libwal/wal_writer.h"
+#include "tools/cut_sources.h"
+#include "tools/escape.h"
+#include "tools/record_format.h"
+
+namespace tools {
+namespace {
+
+bool Complete(const cut::CutReport& c) {
+  for (const auto& n : c.nodes) {
+    if (!n.has_start || !n.has_finish) return false;
+  }
+  return true;
+}
+
+std::string PtrOrNull(bool has, const wal::Pointer& p) {
+  return has ? fmt::format("\"{}\"", p.ToString()) : std::string("null");
+}
+
+}  // namespace
+
+int RunCuts(const CutsOptions& o, Output& output) {
+  std::vector<cut::NodeIndex> indexes;
+  int code = kExitOk;
+  if (!LoadIndexesFromWal(o.paths, output, &indexes, &code)) return code;
+  bool damaged = false;
+  for (const auto& n : indexes) damaged |= !n.read_errors.empty();
+  if (!o.summary_out.empty()) {
+    if (indexes.size() != 1) {
+      output.Error("--summary writes one node's summary: give one node directory, not {} nodes", indexes.size());
+      return kExitUsage;
+    }
+    wal::Status s = wal::WriteFileAtomically(o.summary_out, cut::EncodeSummary(indexes[0]));
+    if (!s.ok()) {
+      output.Error("{}", s.message());
+      return kExitUnreadable;
+    }
+    if (!o.quiet) {
+      output.out->Write(fmt::format("wrote the summary of {} ({} cuts, {} records) to {}\n", indexes[0].node,
+                                    indexes[0].cuts.size(), indexes[0].records, o.summary_out));
+    }
+    return damaged ? kExitProblems : kExitOk;
+  }
+  cut::ClusterReport report = cut::CheckCluster(indexes);
+  fmt::memory_buffer b;
+  auto it = std::back_inserter(b);
+  if (o.json) {
+    fmt::format_to(it, "{{\"schema\":1,\"cuts\":[");
+    for (size_t i = 0; i < report.cuts.size(); ++i) {
+      const auto& c = report.cuts[i];
+      fmt::format_to(it, "{}{{\"id\":\"{}\",\"increment\":{},\"status\":\"{}\",\"base\":", i ? "," : "",
+                     c.id.ToString(), c.increment ? std::to_string(*c.increment) : "null",
+                     cut::CutStatusName(c.status));
+      AppendJsonString(&b, c.base);
+      fmt::format_to(it, ",\"reason\":");
+      AppendJsonString(&b, c.reason);
+      fmt::format_to(it, ",\"start_ts\":{},\"finish_ts\":{},\"nodes\":[", c.start_ts, c.finish_ts);
+      for (size_t j = 0; j < c.nodes.size(); ++j) {
+        const auto& n = c.nodes[j];
+        fmt::format_to(it, "{}{{\"node\":", j ? "," : "");
+        AppendJsonString(&b, n.node);
+        fmt::format_to(it, ",\"start\":{},\"finish\":{},\"before\":{},\"after\":{}}}",
+                       PtrOrNull(n.has_start, n.start), PtrOrNull(n.has_finish, n.finish), n.before, n.after);
+      }
+      fmt::format_to(it, "]}}");
+    }
+    fmt::format_to(it, "]}}\n");
+  } else if (!o.quiet) {
+    for (const auto& c : report.cuts) {
+      fmt::format_to(it, "{}\n", CutHeadline(c));
+      fmt::format_to(it, "  started ");
+      AppendTimestamp(&b, c.start_ts);
+      fmt::format_to(it, " finished ");
+      AppendTimestamp(&b, c.finish_ts);
+      fmt::format_to(it, "\n");
+      for (const auto& n : c.nodes) {
+        fmt::format_to(it, "  {:<12} start {:<14} finish {:<14} before {:>5} after {:>5}\n", n.node,
+                       n.has_start ? n.start.ToString() : "-", n.has_finish ? n.finish.ToString() : "-",
+                       n.before, n.after);
+      }
+    }
+    size_t consistent = 0;
+    for (const auto& c : report.cuts) consistent += c.status == cut::CutStatus::kConsistent;
+    fmt::format_to(it, "{} cut(s), {} consistent\n", report.cuts.size(), consistent);
+  }
+  output.out->Write(std::string_view(b.data(), b.size()));
+  return damaged ? kExitProblems : kExitOk;
+}
+
+int RunCheck(const CheckOptions& o, Output& output) {
+  std::vector<cut::NodeIndex> indexes;
+  int code = kExitOk;
+  if (!o.summaries.empty()) {
+    if (!LoadIndexesFromSummaries(o.summaries, output, &indexes, &code)) return code;
+  } else if (!LoadIndexesFromWal(o.paths, output, &indexes, &code)) {
+    return code;
+  }
+  cut::ClusterReport report = cut::CheckCluster(indexes);
+  std::vector<size_t> chosen;
+  if (o.cut) {
+    size_t i = 0;
+    if (!SelectCut(report, *o.cut, output, &i, &code)) return code;
+    chosen.push_back(i);
+  } else {
+    for (size_t i = 0; i < report.cuts.size(); ++i) chosen.push_back(i);
+  }
+  // A cut that never got all its records failed (the algorithm said so); only a named
+  // cut, or a complete one with violations, makes the check fail.
+  bool bad = false;
+  for (size_t i : chosen) {
+    const auto& c = report.cuts[i];
+    bool counted = o.cut || Complete(c) || c.status == cut::CutStatus::kUnverifiable;
+    if (counted && c.status != cut::CutStatus::kConsistent) bad = true;
+  }
+  fmt::memory_buffer b;
+  auto it = std::back_inserter(b);
+  if (o.json) {
+    fmt::format_to(it, "{{\"schema\":1,\"ok\":{},\"cuts\":[", bad ? "false" : "true");
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      const auto& c = report.cuts[chosen[k]];
+      fmt::format_to(it, "{}{{\"id\":\"{}\",\"status\":\"{}\",\"increment\":{},\"reason\":", k ? "," : "",
+                     c.id.ToString(), cut::CutStatusName(c.status),
+                     c.increment ? std::to_string(*c.increment) : "null");
+      AppendJsonString(&b, c.reason);
+      fmt::format_to(it, ",\"violations\":[");
+      for (size_t v = 0; v < c.violations.size(); ++v) {
+        if (v) b.push_back(',');
+        std::string vj = ViolationJson(c.violations[v]);
+        b.append(vj.data(), vj.data() + vj.size());
+      }
+      fmt::format_to(it, "]}}");
+    }
+    fmt::format_to(it, "]}}\n");
+  } else if (!o.quiet) {
+    size_t consistent = 0;
+    for (size_t i : chosen) {
+      const auto& c = report.cuts[i];
+      consistent += c.status == cut::CutStatus::kConsistent;
+      fmt::format_to(it, "{}\n", CutHeadline(c));
+      for (const auto& v : c.violations) {
+        std::string nodes;
+        for (const auto& n : v.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+        fmt::format_to(it, "  {}{} [{}]: {}\n", v.kind, v.xid ? " tx " + v.xid->ToString() : "", nodes, v.detail);
+      }
+    }
+    fmt::format_to(it, "{} cut(s) checked, {} consistent: {}\n", chosen.size(), consistent,
+                   bad ? "PROBLEMS FOUND" : "ok");
+  }
+  output.out->Write(std::string_view(b.data(), b.size()));
+  return bad ? kExitProblems : kExitOk;
+}
+
+}  // namespace tools
