@@ -106,6 +106,7 @@ class IndexBuilder {
     if (!issue.IsError()) return;
     std::string text = issue.ToString();
     index_->read_errors.push_back(text);
+    index_->read_error_at.push_back(wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)});
     errors_.push_back({wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, text});
   }
 

@@ -65,6 +65,7 @@ struct NodeIndex {
   std::vector<BaseSnapshot> snapshots;
   std::vector<CutOnNode> cuts;       // in the order of their first record
   std::vector<std::string> read_errors;  // every error issue of the WAL, located
+  std::vector<wal::Pointer> read_error_at;  // where each of them is (not in summaries)
   wal::Pointer end;                  // just past the last record read
   uint64_t records = 0;
 };

@@ -104,6 +104,15 @@ Status DecodeTx(Decoder* d, TxRecord* r) {
       if (!d->GetFixed16(&b)) return Malformed(0, *d, "short");
     }
   }
+  uint16_t nc = 0;
+  if (!d->GetCount16(&nc, 24)) return Malformed(0, *d, "short");
+  r->counters.resize(nc);
+  for (auto& c : r->counters) {
+    if (!(d->GetFixed32(&c.cache_id) && d->GetFixed32(&c.partition) && d->GetFixed64(&c.start) &&
+          d->GetFixed64(&c.delta))) {
+      return Malformed(0, *d, "short");
+    }
+  }
   return Status::Ok();
 }
 
@@ -204,6 +213,13 @@ void EncodePayload(const TxRecord& r, std::string* out) {
     PutFixed16(out, p.primary);
     PutFixed16(out, static_cast<uint16_t>(p.backups.size()));
     for (uint16_t b : p.backups) PutFixed16(out, b);
+  }
+  PutFixed16(out, static_cast<uint16_t>(r.counters.size()));
+  for (const auto& c : r.counters) {
+    PutFixed32(out, c.cache_id);
+    PutFixed32(out, c.partition);
+    PutFixed64(out, c.start);
+    PutFixed64(out, c.delta);
   }
 }
 

@@ -66,6 +66,16 @@ struct Participant {
   bool operator==(const Participant&) const = default;
 };
 
+// A partition counter range (start, start + delta] reserved for a transaction.
+struct CounterRange {
+  uint32_t cache_id = 0;
+  uint32_t partition = 0;
+  uint64_t start = 0;
+  uint64_t delta = 0;
+
+  bool operator==(const CounterRange&) const = default;
+};
+
 struct TxRecord {
   TxState state = TxState::kPrepared;
   uint8_t flags = 0;
@@ -73,6 +83,9 @@ struct TxRecord {
   uint32_t topology_version = 0;   // the version the transaction is mapped to
   uint64_t timestamp = 0;          // nanoseconds of (simulated) time
   std::vector<Participant> participants;
+  // In PREPARED records: the counter ranges of this node's partition copies that the
+  // transaction reserved (primary) or was given (backup). Empty in other states.
+  std::vector<CounterRange> counters;
 
   bool operator==(const TxRecord&) const = default;
 };

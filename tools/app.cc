@@ -36,6 +36,8 @@ int RunWalcut(const std::vector<std::string>& args, Output& output,
   RegisterDump(app, ctx);
   RegisterCuts(app, ctx);
   RegisterCheck(app, ctx);
+  RegisterRestore(app, ctx);
+  RegisterVerify(app, ctx);
   RegisterData(app, ctx);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());

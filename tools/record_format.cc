@@ -96,6 +96,12 @@ void TextDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
         }
         out->push_back(']');
       }
+      if (!t.counters.empty()) {
+        PutStr(out, " counters");
+        for (const auto& c : t.counters) {
+          Put(out, " {}/{}:({},{}]", c.cache_id, c.partition, c.start, c.start + c.delta);
+        }
+      }
       break;
     }
     case RecordType::kData: {
@@ -214,6 +220,12 @@ void JsonDetails(const wal::Record& r, const RecordFormat& f, fmt::memory_buffer
           PutU(out, p.backups[j]);
         }
         PutStr(out, "]}");
+      }
+      PutStr(out, "],\"counters\":[");
+      for (size_t i = 0; i < t.counters.size(); ++i) {
+        const auto& c = t.counters[i];
+        Put(out, "{}{{\"cache\":{},\"partition\":{},\"start\":{},\"range\":{}}}", i ? "," : "", c.cache_id,
+            c.partition, c.start, c.delta);
       }
       PutStr(out, "]");
       break;

@@ -97,6 +97,8 @@ class RecordGenerator {
       p.backups.resize(Below(4));
       for (auto& b : p.backups) b = static_cast<uint16_t>(Below(65536));
     }
+    t.counters.resize(Below(4));
+    for (auto& c : t.counters) c = {static_cast<uint32_t>(U64()), static_cast<uint32_t>(Below(1024)), U64(), Below(8)};
     return t;
   }
 

@@ -212,7 +212,7 @@ class Cluster {
   void MaybeFree(uint32_t tx);
 
   // Local roles: a node's part of one group (as primary, or as one of its backups).
-  void LogPrepared(uint32_t n, Tx& t);
+  void LogPrepared(uint32_t n, Tx& t, const Group& g, bool primary);
   void CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp);
   void RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary);
 
@@ -785,8 +785,13 @@ void Cluster::Prepare(uint32_t tx) {
   }
 }
 
-void Cluster::LogPrepared(uint32_t n, Tx& t) {
+void Cluster::LogPrepared(uint32_t n, Tx& t, const Group& g, bool primary) {
   wal::TxRecord r;
+  for (const auto& res : g.reservations) {
+    if (primary ? PrimaryOf(res.partition) == n : IsBackupOf(n, res.partition)) {
+      r.counters.push_back({kCacheId, res.partition, res.start, res.delta});
+    }
+  }
   r.state = wal::TxState::kPrepared;
   r.xid = t.xid;
   r.topology_version = t.topver;
@@ -820,7 +825,7 @@ void Cluster::OnNearPrepareRequest(const Event& e) {
       if (PartitionOf(t.accounts[ki]) == r.partition) t.counter[ki] = ++next;
     }
   }
-  LogPrepared(e.to, t);
+  LogPrepared(e.to, t, g, true);
   g.primary_prepared = true;
   if (t.one_phase && g.backups.empty()) {
     // 1PC without a backup: the primary commits first and stamps the transaction.
@@ -846,7 +851,7 @@ void Cluster::OnDhtPrepareRequest(const Event& e) {
   for (const auto& r : g.reservations) {
     if (IsBackupOf(e.to, r.partition)) n.parts[r.partition].tracker.RaiseHwm(r.start + r.delta);
   }
-  LogPrepared(e.to, t);
+  LogPrepared(e.to, t, g, false);
   if (t.one_phase) {
     // 1PC with a backup: the backup commits first and stamps the transaction; its
     // response carries the commit.

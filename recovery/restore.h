@@ -1,0 +1,59 @@
+// Point-in-time restore to a consistent cut: plan (base snapshot, WAL range, which
+// transactions to apply), apply per node (load the base partitions, replay the Before
+// side of the cut, finalize counters), and the result as partition files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "libcut/cluster_check.h"
+#include "recovery/partition_file.h"
+
+namespace recovery {
+
+struct NodePlan {
+  std::string node;
+  std::string node_dir;
+  std::string base_dir;          // NODE/snapshots/<base>
+  wal::Pointer from;             // the base's ClusterSnapshotRecord
+  wal::Pointer start, finish;    // the cut's records on this node
+  std::vector<wal::TxId> before, after;
+};
+
+struct RestorePlan {
+  wal::Uuid cut;
+  uint32_t increment = 0;
+  std::string base;
+  uint64_t finish_ts = 0;
+  std::vector<NodePlan> nodes;
+};
+
+// Chooses and validates: the cut must be consistent on every node, the base snapshot's
+// files present and sound, the WAL range free of damage. kInvalidArgument / kCorruption /
+// kNotFound with a message naming the cut, file and offset otherwise.
+wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
+                                     const std::vector<cut::NodeIndex>& indexes,
+                                     const cut::ClusterReport& report, size_t cut_index,
+                                     const std::vector<std::string>& only_nodes);
+
+struct NodeResult {
+  std::string node;
+  uint64_t txs_applied = 0;
+  uint64_t txs_skipped = 0;
+  uint64_t entries = 0;
+  uint64_t rollbacks_applied = 0;
+  uint64_t gaps_closed = 0;
+  uint64_t wal_bytes = 0;
+  wal::Pointer read_from, read_to;
+  std::vector<PartitionFile> partitions;
+};
+
+// Progress of one node: bytes of WAL replayed so far.
+using ProgressFn = std::function<void(const std::string& node, uint64_t bytes)>;
+
+wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& progress);
+
+}  // namespace recovery

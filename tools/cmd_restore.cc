@@ -1,0 +1,56 @@
+#include <memory>
+#include <optional>
+
+#include "tools/command.h"
+#include "tools/restore.h"
+
+namespace tools {
+
+void RegisterRestore(CLI::App& app, CommandContext& ctx) {
+  auto o = std::make_shared<RestoreOptions>();
+  auto common = std::make_shared<CommonFlags>();
+  auto cut = std::make_shared<std::string>();
+  auto increment = std::make_shared<int64_t>(-1);
+  auto time = std::make_shared<double>(-1);
+  CLI::App* sub = app.add_subcommand("restore", "Restore every node's data to a consistent cut");
+  sub->add_option("DIR", o->dir, "A cluster directory")->required();
+  AddCommonFlags(sub, common.get());
+  sub->add_option("-o,--output", o->out, "Restored directory to create (must not exist or be empty)");
+  auto* c = sub->add_option("--cut", *cut, "The cut to restore (an id or a unique prefix)");
+  auto* i = sub->add_option("--increment", *increment, "The consistent cut that is increment N of the latest base");
+  auto* l = sub->add_flag("--latest", o->latest, "The latest consistent cut");
+  auto* t = sub->add_option("--time", *time, "The latest consistent cut finished at or before T seconds");
+  c->excludes(i)->excludes(l)->excludes(t);
+  i->excludes(l)->excludes(t);
+  l->excludes(t);
+  sub->add_option("--node", o->nodes, "Restore only this node (repeatable)");
+  sub->add_option("--jobs", o->jobs, "Nodes restored in parallel (default: one per core)")->check(CLI::Range(1, 256));
+  sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");
+  sub->callback([o, common, cut, increment, time, &ctx] {
+    o->json = common->json;
+    o->quiet = common->quiet;
+    if (!cut->empty()) o->cut = *cut;
+    if (*increment >= 0) o->increment = static_cast<uint32_t>(*increment);
+    if (*time >= 0) o->time = *time;
+    if (!o->cut && !o->increment && !o->latest && !o->time) {
+      throw CLI::ValidationError("choose the cut: --cut ID, --increment N, --latest or --time T");
+    }
+    if (o->out.empty() && !o->dry_run) throw CLI::ValidationError("-o OUT is required (or --dry-run)");
+    ctx.run = [o, &ctx] { return RunRestore(*o, *ctx.output); };
+  });
+}
+
+void RegisterVerify(CLI::App& app, CommandContext& ctx) {
+  auto o = std::make_shared<VerifyOptions>();
+  auto common = std::make_shared<CommonFlags>();
+  CLI::App* sub = app.add_subcommand("verify", "Check that every copy of each partition agrees (and matches restore.json)");
+  sub->add_option("DIR", o->dir, "A cluster or restored directory")->required();
+  AddCommonFlags(sub, common.get());
+  sub->callback([o, common, &ctx] {
+    o->json = common->json;
+    o->quiet = common->quiet;
+    ctx.run = [o, &ctx] { return RunVerify(*o, *ctx.output); };
+  });
+}
+
+}  // namespace tools

@@ -1,0 +1,35 @@
+// `walcut restore` and `walcut verify`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/output.h"
+
+namespace tools {
+
+struct RestoreOptions {
+  std::string dir;
+  std::string out;
+  std::optional<std::string> cut;
+  std::optional<uint32_t> increment;
+  bool latest = false;
+  std::optional<double> time;  // seconds of (simulated) time
+  std::vector<std::string> nodes;
+  unsigned jobs = 0;           // 0: one per core
+  bool dry_run = false;
+  bool json = false;
+  bool quiet = false;
+};
+
+struct VerifyOptions {
+  std::string dir;
+  bool json = false;
+  bool quiet = false;
+};
+
+int RunRestore(const RestoreOptions& options, Output& output);
+int RunVerify(const VerifyOptions& options, Output& output);
+
+}  // namespace tools
