@@ -5,13 +5,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "libwal/lz4_codec.h"
 #include "libwal/record.h"
 #include "libwal/segment_file.h"
+#include "libwal/wal_reader.h"
 
 namespace wal {
 namespace {
@@ -20,9 +23,22 @@ Status Errno(const char* what, const std::string& path) {
   return Status::IoError(fmt::format("cannot {} \"{}\": {}", what, path, strerror(errno)));
 }
 
+// The fault hook: bytes that may still be written before the process stops (-1: off).
+int64_t g_fault_budget = [] {
+  const char* v = std::getenv("WALCUT_FAULT_WRITE_BYTES");
+  return v != nullptr ? std::strtoll(v, nullptr, 10) : int64_t{-1};
+}();
+
 Status WriteAll(int fd, const std::string& path, std::string_view bytes) {
   while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    size_t want = bytes.size();
+    if (g_fault_budget >= 0 && static_cast<int64_t>(want) > g_fault_budget) {
+      // Write what the budget allows, then die as a crash would: no flush, no cleanup.
+      if (g_fault_budget > 0) (void)!::write(fd, bytes.data(), static_cast<size_t>(g_fault_budget));
+      ::_exit(75);
+    }
+    ssize_t n = ::write(fd, bytes.data(), want);
+    if (n > 0 && g_fault_budget >= 0) g_fault_budget -= n;
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Errno("write", path);
     bytes.remove_prefix(static_cast<size_t>(n));
@@ -75,6 +91,82 @@ Status CompressSegmentFile(const std::string& path) {
   WAL_RETURN_IF_ERROR(WriteFileAtomically(path + ".lz4", *packed));
   if (::unlink(path.c_str()) != 0) return Errno("remove", path);
   return SyncDirectory(ParentOf(path));
+}
+
+void WalWriter::SetFaultAfterBytes(int64_t bytes) { g_fault_budget = bytes; }
+
+Result<std::unique_ptr<WalWriter>> WalWriter::OpenForAppend(const std::string& wal_dir,
+                                                            WriterOptions options) {
+  auto files = ListSegments(wal_dir);
+  if (!files.ok()) return files.status();
+  if (files->empty()) return Status::NotFound(fmt::format("\"{}\" holds no WAL segments", wal_dir));
+  std::string first_error;
+  std::optional<Issue> torn;
+  auto reader = WalReader::OpenFiles(*files, {}, [&](const Issue& i) {
+    if (i.kind == IssueKind::kTornTail) torn = i;
+    else if (first_error.empty()) first_error = i.ToString();
+  });
+  const Record* r = nullptr;
+  while (reader->Next(&r)) {
+  }
+  if (!first_error.empty()) {
+    return Status::Corruption(fmt::format("will not append to a damaged WAL: {}", first_error));
+  }
+  if (!reader->node_id()) return Status::Corruption(fmt::format("\"{}\": no segment header could be read", wal_dir));
+  const SegmentFile& last = files->back();
+  if (last.compressed) {
+    return Status::NotSupported(fmt::format("the last segment \"{}\" is compressed", last.path));
+  }
+  std::unique_ptr<WalWriter> w(new WalWriter(wal_dir, *reader->node_id(), reader->node_order(), options));
+  const Pointer end = reader->end();
+  if (end.segment > last.index) {
+    // The last segment is sealed: continue in a new one.
+    WAL_RETURN_IF_ERROR(w->OpenSegment(last.index + 1));
+    return w;
+  }
+  const std::string& path = last.path;
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Status::IoError(fmt::format("cannot stat \"{}\": {}", path, ec.message()));
+  if (end.offset == 0 && end.segment == last.index) {
+    // The segment never got a whole header (a crash right after creating it): keep its
+    // bytes and start it again.
+    if (size > 0) {
+      SegmentFile f = last;
+      auto bytes = SegmentBytes::Load(f);
+      if (!bytes.ok()) return bytes.status();
+      std::string saved = (std::filesystem::path(wal_dir) / fmt::format("torn-{:016}-0.bin", last.index)).string();
+      WAL_RETURN_IF_ERROR(WriteFileAtomically(saved, bytes->bytes()));
+    }
+    if (::unlink(path.c_str()) != 0) return Errno("remove", path);
+    WAL_RETURN_IF_ERROR(w->OpenSegment(last.index));
+    return w;
+  }
+  if (end.offset == 0 || size < end.offset) {
+    return Status::Corruption(fmt::format("\"{}\": no sound record to append after", path));
+  }
+  if (size > end.offset) {
+    // A torn tail: keep its bytes, then cut it off. If we die between the two steps the
+    // next run finds the same tail and saves it again (same name, same bytes).
+    std::string tail;
+    {
+      SegmentFile f = last;
+      auto bytes = SegmentBytes::Load(f);
+      if (!bytes.ok()) return bytes.status();
+      tail.assign(bytes->bytes().substr(end.offset));
+    }
+    std::string saved = (std::filesystem::path(wal_dir) /
+                         fmt::format("torn-{:016}-{}.bin", last.index, end.offset)).string();
+    WAL_RETURN_IF_ERROR(WriteFileAtomically(saved, tail));
+    if (::truncate(path.c_str(), static_cast<off_t>(end.offset)) != 0) return Errno("truncate", path);
+  }
+  w->path_ = path;
+  w->fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (w->fd_ < 0) return Errno("open", path);
+  if (::fsync(w->fd_) != 0) return Errno("fsync", path);
+  w->segment_ = last.index;
+  w->offset_ = end.offset;
+  return w;
 }
 
 WalWriter::WalWriter(std::string dir, Uuid node_id, uint16_t node_order, WriterOptions options)

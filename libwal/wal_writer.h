@@ -27,6 +27,12 @@ class WalWriter {
   static Result<std::unique_ptr<WalWriter>> Create(const std::string& wal_dir, Uuid node_id,
                                                    uint16_t node_order, WriterOptions options,
                                                    uint64_t first_segment = 0);
+  // Continues an existing WAL after its last sound record. A torn tail of the last
+  // segment is first saved beside it as `torn-<segment>-<offset>.bin` (fsynced), then cut
+  // off; a sealed last segment is followed by a new one. Refuses a WAL whose reading
+  // reports any error (corruption, missing segments): appending would bury the damage.
+  static Result<std::unique_ptr<WalWriter>> OpenForAppend(const std::string& wal_dir,
+                                                          WriterOptions options);
   ~WalWriter();
   WalWriter(const WalWriter&) = delete;
   WalWriter& operator=(const WalWriter&) = delete;
@@ -60,6 +66,12 @@ class WalWriter {
   uint64_t bytes_written() const { return bytes_written_; }
   uint64_t records_written() const { return records_written_; }
   const std::string& wal_dir() const { return dir_; }
+  Uuid node_id() const { return node_id_; }
+
+  // Tests: stop the process (exit status 75) once this many more bytes have been written
+  // by any writer, leaving at most a torn record behind. Also set by the environment
+  // variable WALCUT_FAULT_WRITE_BYTES.
+  static void SetFaultAfterBytes(int64_t bytes);
 
  private:
   WalWriter(std::string dir, Uuid node_id, uint16_t node_order, WriterOptions options);

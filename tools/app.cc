@@ -36,6 +36,7 @@ int RunWalcut(const std::vector<std::string>& args, Output& output,
   RegisterDump(app, ctx);
   RegisterCuts(app, ctx);
   RegisterCheck(app, ctx);
+  RegisterGaps(app, ctx);
   RegisterRestore(app, ctx);
   RegisterVerify(app, ctx);
   RegisterData(app, ctx);

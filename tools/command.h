@@ -35,6 +35,7 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx);
 void RegisterData(CLI::App& app, CommandContext& ctx);
 void RegisterCuts(CLI::App& app, CommandContext& ctx);
 void RegisterCheck(CLI::App& app, CommandContext& ctx);
+void RegisterGaps(CLI::App& app, CommandContext& ctx);
 void RegisterRestore(CLI::App& app, CommandContext& ctx);
 void RegisterVerify(CLI::App& app, CommandContext& ctx);
 

@@ -31,7 +31,12 @@ bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output,
       *code = kExitUnreadable;
       return false;
     }
-    for (const auto& e : index->read_errors) output.Error("{}", e);
+    // The first errors of a node locate the damage; the rest only count.
+    constexpr size_t kShown = 10;
+    for (size_t e = 0; e < index->read_errors.size() && e < kShown; ++e) output.Error("{}", index->read_errors[e]);
+    if (index->read_errors.size() > kShown) {
+      output.Error("{}: {} more read errors not shown", in.node, index->read_errors.size() - kShown);
+    }
     out->push_back(std::move(index).value());
   }
   return true;

@@ -1,5 +1,6 @@
 #include "tools/restore.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "libwal/segment_file.h"
 #include "libwal/wal_writer.h"
 #include "recovery/restore.h"
 #include "recovery/verify.h"
@@ -65,10 +67,36 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   cut::ClusterReport report = cut::CheckCluster(indexes);
   size_t chosen = 0;
   if (!ChooseCut(o, report, output, &chosen, &code)) return code;
+  for (const auto& want : o.nodes) {
+    if (std::none_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; })) {
+      output.Error("no node \"{}\" in \"{}\"", want, o.dir);
+      return kExitUsage;
+    }
+  }
   auto plan = recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
+  }
+  if (o.dry_run && o.json) {
+    fmt::memory_buffer b;
+    auto it = std::back_inserter(b);
+    fmt::format_to(it, "{{\"schema\":1,\"dry_run\":true,\"cut\":\"{}\",\"increment\":{},\"base\":", plan->cut.ToString(),
+                   plan->increment);
+    AppendJsonString(&b, plan->base);
+    fmt::format_to(it, ",\"nodes\":[");
+    for (size_t i = 0; i < plan->nodes.size(); ++i) {
+      const auto& n = plan->nodes[i];
+      fmt::format_to(it, "{}{{\"node\":", i ? "," : "");
+      AppendJsonString(&b, n.node);
+      fmt::format_to(it, ",\"base\":");
+      AppendJsonString(&b, n.base_dir);
+      fmt::format_to(it, ",\"from\":\"{}\",\"start\":\"{}\",\"finish\":\"{}\",\"before\":{},\"after\":{}}}",
+                     n.from.ToString(), n.start.ToString(), n.finish.ToString(), n.before.size(), n.after.size());
+    }
+    fmt::format_to(it, "]}}\n");
+    output.out->Write(std::string_view(b.data(), b.size()));
+    return kExitOk;
   }
   if (o.dry_run) {
     if (o.quiet) return kExitOk;
@@ -100,7 +128,22 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   std::vector<wal::Result<recovery::NodeResult>> results(plan->nodes.size(), wal::Status::Internal("not run"));
   std::mutex mu;
   std::map<std::string, uint64_t> done_bytes;
-  auto last_report = std::chrono::steady_clock::now();
+  // What each node has to replay, from the sizes of the segments in its range (compressed
+  // segments count by their file size, so this is an estimate).
+  uint64_t total_bytes = 0;
+  for (const auto& n : plan->nodes) {
+    auto files = wal::ListSegments(n.node_dir + "/wal");
+    if (!files.ok()) continue;
+    for (const auto& f : *files) {
+      if (f.index < n.from.segment || f.index > n.finish.segment) continue;
+      uint64_t size = fs::file_size(f.path, ec);
+      if (f.index == n.finish.segment) size = std::min<uint64_t>(size, n.finish.offset);
+      if (f.index == n.from.segment) size -= std::min<uint64_t>(size, n.from.offset);
+      total_bytes += size;
+    }
+  }
+  const auto started = std::chrono::steady_clock::now();
+  auto last_report = started;
   auto progress = [&](const std::string& node, uint64_t bytes) {
     if (!output.err_is_terminal || o.quiet) return;
     std::lock_guard<std::mutex> lock(mu);
@@ -114,7 +157,12 @@ int RunRestore(const RestoreOptions& o, Output& output) {
       line += fmt::format(" {} {} MiB", n, b >> 20);
       total += b;
     }
-    line += fmt::format(" (total {} MiB)   ", total >> 20);
+    double secs = std::chrono::duration<double>(now - started).count();
+    line += fmt::format(" (total {} of ~{} MiB", total >> 20, total_bytes >> 20);
+    if (total > 0 && total < total_bytes && secs > 0.5) {
+      line += fmt::format(", ~{:.0f} s left", secs * static_cast<double>(total_bytes - total) / static_cast<double>(total));
+    }
+    line += ")   ";
     output.err->Write(line);
   };
   unsigned jobs = o.jobs != 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
