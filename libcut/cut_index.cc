@@ -327,6 +327,13 @@ class IndexBuilder {
 
 }  // namespace
 
+Side SideOf(const CutOnNode& c, const wal::TxId& xid, const wal::Pointer& commit) {
+  auto listed = [&](const std::vector<wal::TxId>& v) { return std::find(v.begin(), v.end(), xid) != v.end(); };
+  if (commit < c.start) return listed(c.after) ? Side::kAfter : Side::kBefore;
+  if (commit < c.finish) return listed(c.before) ? Side::kBefore : Side::kAfter;
+  return Side::kAfter;
+}
+
 wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir) {
   NodeIndex index;
   index.node = node;

@@ -70,6 +70,11 @@ struct NodeIndex {
   uint64_t records = 0;
 };
 
+// The side of a transaction committed at `commit` on this node, by the seed rules
+// (Before = committed before Start and not in `after`, or between Start and Finish and in
+// `before`). Only meaningful for a cut with both records.
+Side SideOf(const CutOnNode& cut, const wal::TxId& xid, const wal::Pointer& commit);
+
 // Reads the node WAL of `wal_dir` once. Only failure to open is an error; every problem
 // inside the WAL is recorded in the index.
 wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir);

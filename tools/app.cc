@@ -39,7 +39,9 @@ int RunWalcut(const std::vector<std::string>& args, Output& output,
   RegisterGaps(app, ctx);
   RegisterRestore(app, ctx);
   RegisterVerify(app, ctx);
+  RegisterTxs(app, ctx);
   RegisterData(app, ctx);
+  RegisterCompletion(app, ctx);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -38,5 +38,7 @@ void RegisterCheck(CLI::App& app, CommandContext& ctx);
 void RegisterGaps(CLI::App& app, CommandContext& ctx);
 void RegisterRestore(CLI::App& app, CommandContext& ctx);
 void RegisterVerify(CLI::App& app, CommandContext& ctx);
+void RegisterCompletion(CLI::App& app, CommandContext& ctx);
+void RegisterTxs(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tools
