@@ -14,9 +14,22 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   sub->add_option("--summary", o->summary_out,
                   "Write this node's cut index to FILE (for check --summaries) instead of listing");
-  sub->callback([o, common, &ctx] {
+  auto cut = std::make_shared<std::string>();
+  auto axis = std::make_shared<std::string>("time");
+  auto from = std::make_shared<double>(-1), to = std::make_shared<double>(-1);
+  sub->add_option("--svg", o->svg_out, "Also draw the timeline of one cut as an SVG picture in FILE");
+  sub->add_option("--cut", *cut, "With --svg: the cut to draw (default: the latest consistent cut)");
+  sub->add_option("--axis", *axis, "With --svg: x axis by simulated time or by WAL order (offset)")
+      ->check(CLI::IsMember({"time", "offset"}));
+  sub->add_option("--from", *from, "With --svg: start of the view, in seconds")->check(CLI::NonNegativeNumber);
+  sub->add_option("--to", *to, "With --svg: end of the view, in seconds")->check(CLI::NonNegativeNumber);
+  sub->callback([o, common, cut, axis, from, to, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;
+    if (!cut->empty()) o->cut = *cut;
+    o->axis_offset = *axis == "offset";
+    if (*from >= 0) o->from = *from;
+    if (*to >= 0) o->to = *to;
     ctx.run = [o, &ctx] { return RunCuts(*o, *ctx.output); };
   });
 }

@@ -6,7 +6,9 @@
 #include "libwal/wal_writer.h"
 #include "tools/cut_sources.h"
 #include "tools/escape.h"
+#include "tools/inputs.h"
 #include "tools/record_format.h"
+#include "tools/timeline_svg.h"
 
 namespace tools {
 namespace {
@@ -47,6 +49,38 @@ int RunCuts(const CutsOptions& o, Output& output) {
     return damaged ? kExitProblems : kExitOk;
   }
   cut::ClusterReport report = cut::CheckCluster(indexes);
+  if (!o.svg_out.empty()) {
+    size_t chosen = report.cuts.size();
+    if (o.cut) {
+      if (!SelectCut(report, *o.cut, output, &chosen, &code)) return code;
+    } else {
+      for (size_t i = 0; i < report.cuts.size(); ++i) {
+        if (report.cuts[i].status == cut::CutStatus::kConsistent) chosen = i;
+      }
+      if (chosen == report.cuts.size() && !report.cuts.empty()) chosen = report.cuts.size() - 1;
+    }
+    if (chosen == report.cuts.size()) {
+      output.Error("no cut to draw");
+      return kExitProblems;
+    }
+    auto inputs = ResolveWalInputs(o.paths);
+    std::vector<std::string> dirs;
+    for (const auto& in : *inputs) dirs.push_back(in.wal_dir);
+    TimelineOptions to;
+    to.axis_offset = o.axis_offset;
+    to.from = o.from;
+    to.to = o.to;
+    auto svg = RenderTimeline(indexes, dirs, report.cuts[chosen], to);
+    if (!svg.ok()) {
+      output.Error("{}", svg.status().message());
+      return kExitUnreadable;
+    }
+    wal::Status s = wal::WriteFileAtomically(o.svg_out, *svg, false);
+    if (!s.ok()) {
+      output.Error("{}", s.message());
+      return kExitUnreadable;
+    }
+  }
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
   if (o.json) {
