@@ -1,5 +1,7 @@
 #include "recovery/partition_file.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -30,6 +32,19 @@ bool ParsePartitionFileName(std::string_view name, uint32_t* cache_id, uint32_t*
     return true;
   };
   return num(name.substr(5, 5), cache_id) && num(name.substr(11, 5), partition);
+}
+
+std::vector<std::string> ListPartitionFiles(const std::string& dir) {
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::string>> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    uint32_t c = 0, p = 0;
+    if (ParsePartitionFileName(e.path().filename().string(), &c, &p)) found.push_back({{c, p}, e.path().string()});
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
 }
 
 std::string EncodePartitionFile(const PartitionFile& f) {

@@ -35,6 +35,10 @@ struct PartitionFile {
 std::string PartitionFileName(uint32_t cache_id, uint32_t partition);
 bool ParsePartitionFileName(std::string_view name, uint32_t* cache_id, uint32_t* partition);
 
+// The partition files of `dir` (paths), in (cache, partition) order; other names are
+// ignored, a missing directory gives none.
+std::vector<std::string> ListPartitionFiles(const std::string& dir);
+
 std::string EncodePartitionFile(const PartitionFile& file);
 // kCorruption with the byte offset for anything that does not match the grammar,
 // including a checksum mismatch and unsorted keys.

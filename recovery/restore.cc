@@ -48,17 +48,6 @@ wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir) {
   return *p;
 }
 
-std::vector<std::string> PartitionFilesIn(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    uint32_t c = 0, p = 0;
-    if (ParsePartitionFileName(e.path().filename().string(), &c, &p)) out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 }  // namespace
 
 wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
@@ -115,7 +104,7 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
                                                    np.from.ToString(), np.finish.ToString(), n.read_errors[e]));
       }
     }
-    auto files = PartitionFilesIn(np.base_dir);
+    auto files = ListPartitionFiles(np.base_dir);
     if (files.empty()) {
       return wal::Status::NotFound(fmt::format("\"{}\" holds no partition files", np.base_dir));
     }
@@ -132,7 +121,7 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
   NodeResult out;
   out.node = plan.node;
   std::map<std::pair<uint32_t, uint32_t>, Copy> copies;
-  for (const auto& f : PartitionFilesIn(plan.base_dir)) {
+  for (const auto& f : ListPartitionFiles(plan.base_dir)) {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
     Copy& c = copies[{pf->cache_id, pf->partition}];

@@ -13,25 +13,6 @@
 namespace tools {
 namespace fs = std::filesystem;
 
-namespace {
-
-std::vector<std::string> PartitionFiles(const fs::path& dir) {
-  std::vector<std::pair<std::pair<uint32_t, uint32_t>, std::string>> found;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    uint32_t c = 0, p = 0;
-    if (recovery::ParsePartitionFileName(e.path().filename().string(), &c, &p)) {
-      found.push_back({{c, p}, e.path().string()});
-    }
-  }
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> out;
-  for (auto& f : found) out.push_back(std::move(f.second));
-  return out;
-}
-
-}  // namespace
-
 wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
   fs::path p(path);
   std::error_code ec;
@@ -39,7 +20,7 @@ wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
     return wal::Status::NotFound(fmt::format("\"{}\" is not a directory", path));
   }
   std::vector<DataDir> out;
-  auto files = PartitionFiles(p);
+  auto files = recovery::ListPartitionFiles(p.string());
   if (!files.empty()) {
     out.push_back({"-", p.string(), std::move(files)});
     return out;
@@ -47,7 +28,7 @@ wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
   fs::path abs = fs::absolute(p).lexically_normal();
   if (abs.filename().empty()) abs = abs.parent_path();
   if (fs::is_directory(p / "data")) {
-    out.push_back({abs.filename().string(), (p / "data").string(), PartitionFiles(p / "data")});
+    out.push_back({abs.filename().string(), (p / "data").string(), recovery::ListPartitionFiles((p / "data").string())});
     return out;
   }
   std::vector<std::string> nodes;
@@ -70,7 +51,7 @@ wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
   }
   for (const auto& n : nodes) {
     fs::path d = p / n / "data";
-    out.push_back({n, d.string(), fs::is_directory(d) ? PartitionFiles(d) : std::vector<std::string>{}});
+    out.push_back({n, d.string(), fs::is_directory(d) ? recovery::ListPartitionFiles(d.string()) : std::vector<std::string>{}});
   }
   if (out.empty()) {
     return wal::Status::InvalidArgument(fmt::format(
