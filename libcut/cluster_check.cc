@@ -45,13 +45,38 @@ const TxSide* FindTx(const CutOnNode& c, const wal::TxId& xid) {
 
 const char* SideName(Side s) { return s == Side::kBefore ? "Before" : "After"; }
 
-void CheckCut(const std::vector<NodeIndex>& nodes, CutReport& report) {
+bool HasSnapshot(const NodeIndex& n, const std::string& name) {
+  return std::any_of(n.snapshots.begin(), n.snapshots.end(), [&](const BaseSnapshot& s) { return s.name == name; });
+}
+
+// The cut's baseline: the servers whose WAL holds the full snapshot it is an increment
+// of (a server that left before that snapshot takes no part), or every node when no
+// node names a base.
+std::vector<NodeIndex> Baseline(const std::vector<NodeIndex>& all, const wal::Uuid& id) {
+  std::string base;
+  for (const auto& n : all) {
+    const CutOnNode* c = FindCut(n, id);
+    if (c != nullptr && !c->base.empty()) {
+      base = c->base;
+      break;
+    }
+  }
+  if (base.empty()) return all;
+  std::vector<NodeIndex> out;
+  for (const auto& n : all) {
+    if (HasSnapshot(n, base) || FindCut(n, id) != nullptr) out.push_back(n);
+  }
+  return out;
+}
+
+void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
   const wal::Uuid id = report.id;
+  const std::vector<NodeIndex> nodes = Baseline(all, id);
   std::map<uint16_t, size_t> by_order;
   for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i].order] = i;
   std::vector<const CutOnNode*> on(nodes.size(), nullptr);
   std::vector<size_t> pos(nodes.size(), 0);
-  bool all_records = true, ends_early = false;
+  bool all_records = true;
   std::vector<std::string> lacking;
   for (size_t i = 0; i < nodes.size(); ++i) {
     on[i] = FindCut(nodes[i], id, &pos[i]);
@@ -59,6 +84,13 @@ void CheckCut(const std::vector<NodeIndex>& nodes, CutReport& report) {
         (report.start_ts == 0 || on[i]->start_ts < report.start_ts)) {
       report.start_ts = on[i]->start_ts;
     }
+  }
+  // The cut is over (and so cannot still be running) when any node wrote something
+  // later: a later cut's Start, or a later full snapshot.
+  bool over = false;
+  for (const auto& n : all) {
+    for (const auto& k : n.cuts) over = over || (k.has_start && k.start_ts > report.start_ts);
+    for (const auto& s : n.snapshots) over = over || s.timestamp > report.start_ts;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     CutNodeRow row;
@@ -79,12 +111,6 @@ void CheckCut(const std::vector<NodeIndex>& nodes, CutReport& report) {
                                     !row.has_start && !row.has_finish ? "Start and Finish"
                                     : !row.has_start                 ? "Start"
                                                                      : "Finish"));
-      // The cut may still be running if this node's WAL has nothing of a later cut.
-      bool later = false;
-      for (size_t k = on[i] != nullptr ? pos[i] + 1 : 0; k < nodes[i].cuts.size(); ++k) {
-        if (nodes[i].cuts[k].has_start && nodes[i].cuts[k].start_ts > report.start_ts) later = true;
-      }
-      if (!later) ends_early = true;
       report.violations.push_back({!row.has_start ? "missing-start" : "missing-finish", std::nullopt,
                                    {row.node},
                                    fmt::format("{} (WAL read up to {})", lacking.back(), nodes[i].end.ToString())});
@@ -99,7 +125,7 @@ void CheckCut(const std::vector<NodeIndex>& nodes, CutReport& report) {
   }
   if (!all_records) {
     if (report.status != CutStatus::kUnverifiable) {
-      report.status = ends_early ? CutStatus::kIncomplete : CutStatus::kInconsistent;
+      report.status = over ? CutStatus::kInconsistent : CutStatus::kIncomplete;
       std::string why;
       for (const auto& l : lacking) why += (why.empty() ? "" : "; ") + l;
       report.reason = why;

@@ -80,7 +80,7 @@ class IndexBuilder {
         }
         break;
       case wal::RecordType::kTx:
-        if (a.tx.state == wal::TxState::kCommitted) {
+        if (a.tx.state == wal::TxState::kCommitted || a.tx.state == wal::TxState::kUnknown) {
           Commit c;
           c.xid = a.tx.xid;
           c.ptr = r.ptr;

@@ -73,6 +73,10 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
     if (!only_nodes.empty() && std::find(only_nodes.begin(), only_nodes.end(), n.node) == only_nodes.end()) {
       continue;
     }
+    // Only the cut's baseline: a server that left before its base snapshot has no part.
+    if (std::none_of(c.nodes.begin(), c.nodes.end(), [&](const cut::CutNodeRow& row) { return row.node == n.node; })) {
+      continue;
+    }
     const cut::CutOnNode* on = nullptr;
     for (const auto& k : n.cuts) {
       if (k.id == c.id) on = &k;
@@ -84,6 +88,7 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
     np.node = n.node;
     np.node_dir = cluster_dir + "/" + n.node;
     np.base_dir = np.node_dir + "/snapshots/" + on->base;
+    plan.topology_version = std::max(plan.topology_version, on->topology_version);
     np.start = on->start;
     np.finish = on->finish;
     np.before = on->before;
@@ -172,7 +177,7 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
           pending.erase(a.tx.xid);
           break;
         }
-        if (a.tx.state != wal::TxState::kCommitted) break;
+        if (a.tx.state != wal::TxState::kCommitted && a.tx.state != wal::TxState::kUnknown) break;
         // The seed rules: Before = committed before Start and not in `after`, or
         // between Start and Finish and in `before`.
         const bool apply = r->ptr < plan.start ? after.count(a.tx.xid) == 0 : before.count(a.tx.xid) != 0;

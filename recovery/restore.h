@@ -27,6 +27,7 @@ struct RestorePlan {
   wal::Uuid cut;
   uint32_t increment = 0;
   std::string base;
+  uint32_t topology_version = 0;  // of the cut: whose assignment the copies follow
   uint64_t finish_ts = 0;
   std::vector<NodePlan> nodes;
 };

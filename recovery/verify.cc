@@ -41,7 +41,10 @@ static wal::Result<VerifyReport> VerifyDirectoryUnchecked(const std::string& dir
   if (cluster.is_discarded()) return wal::Status::Corruption(fmt::format("\"{}/cluster.json\" is not JSON", dir));
   std::vector<std::string> nodes;
   for (const auto& n : cluster.value("nodes", nlohmann::json::array())) {
-    if (n.value("role", "server") == "server") nodes.push_back(n.value("name", ""));
+    // A server that left the cluster holds no live copy.
+    if (n.value("role", "server") == "server" && !n.contains("left_topology_version")) {
+      nodes.push_back(n.value("name", ""));
+    }
   }
   // For a restored directory: the nodes restored and the files they should hold.
   std::map<std::string, std::map<std::string, std::string>> manifest;  // node -> file -> checksum
@@ -62,10 +65,21 @@ static wal::Result<VerifyReport> VerifyDirectoryUnchecked(const std::string& dir
       }
     }
   }
-  // Where each partition should live: the last topology version's assignment.
+  // Where each partition should live: for a restored directory, the assignment of the
+  // cut's topology version; for a cluster, the last version's (a server that left holds
+  // nothing there).
+  uint32_t want_version = 0;
+  if (report.restored) {
+    auto m = nlohmann::json::parse(manifest_text, nullptr, false);
+    want_version = m.value("topology_version", 0u);
+  }
   std::map<uint32_t, std::vector<std::string>> expected;
   if (cluster.contains("topology_versions") && !cluster["topology_versions"].empty()) {
-    const auto& assignment = cluster["topology_versions"].back().value("assignment", nlohmann::json::array());
+    const nlohmann::json* version = &cluster["topology_versions"].back();
+    for (const auto& v : cluster["topology_versions"]) {
+      if (want_version != 0 && v.value("version", 0u) == want_version) version = &v;
+    }
+    const auto assignment = version->value("assignment", nlohmann::json::array());
     for (uint32_t p = 0; p < assignment.size(); ++p) {
       for (const auto& holder : assignment[p]) {
         std::string name = holder.get<std::string>();

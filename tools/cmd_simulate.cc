@@ -15,6 +15,7 @@ struct SimulateArgs {
   std::string bug = "none";
   std::vector<std::string> delays;
   std::vector<std::string> discovery;
+  std::vector<std::string> crashes, client_crashes, joins;
 };
 
 // "US" for every node, or "NAME=US" / "TYPE=US" for one.
@@ -88,6 +89,21 @@ std::string Validate(SimulateArgs& a) {
   if (c.keys_per_tx < 2 || c.keys_per_tx > c.accounts) errors.push_back("--keys-per-tx: between 2 and --accounts");
   if (c.near == sim::NearMode::kClients && c.clients == 0) errors.push_back("--near clients needs --clients > 0");
   if (c.rollback_rate < 0 || c.rollback_rate > 1) errors.push_back("--rollback-rate: between 0 and 1");
+  if (c.unknown_rate < 0 || c.unknown_rate > 1) errors.push_back("--unknown-rate: between 0 and 1");
+  c.faults.clear();
+  auto faults = [&](const std::vector<std::string>& specs, sim::FaultKind kind, const char* flag) {
+    for (const auto& spec : specs) {
+      sim::Fault f;
+      f.kind = kind;
+      std::string e = sim::ParseFaultSpec(spec, kind == sim::FaultKind::kJoinClient ? nullptr : &f.node, &f.when);
+      if (!e.empty()) errors.push_back(fmt::format("{}: {}", flag, e));
+      c.faults.push_back(f);
+    }
+  };
+  faults(a.crashes, sim::FaultKind::kCrashServer, "--crash");
+  faults(a.joins, sim::FaultKind::kJoinClient, "--join-client");
+  faults(a.client_crashes, sim::FaultKind::kCrashClient, "--crash-client");
+  if (c.torn_tail && a.crashes.empty()) errors.push_back("--torn-tail: needs --crash");
   std::string joined;
   for (const auto& e : errors) joined += (joined.empty() ? "" : "\n") + e;
   return joined;
@@ -135,6 +151,16 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx) {
   sub->add_option("--lock-timeout", c.lock_timeout_ms, "Lock timeout in milliseconds (default 100)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--rollback-rate", c.rollback_rate, "Share of 2PC transactions rolled back after prepare (default 0)");
+  sub->add_option("--unknown-rate", c.unknown_rate,
+                  "Share of 2PC transactions one participant ends in the UNKNOWN state (default 0)");
+  sub->add_option("--crash", a->crashes,
+                  "Stop server NODE at WHEN: a transaction count (@5000) or a simulated time (@2.5s); repeatable")
+      ->type_name("NODE@WHEN");
+  sub->add_flag("--torn-tail", c.torn_tail, "A crashed server's last WAL record is cut short");
+  sub->add_option("--crash-client", a->client_crashes, "Stop client CLIENT at WHEN; repeatable")
+      ->type_name("CLIENT@WHEN");
+  sub->add_option("--join-client", a->joins, "A new client joins at WHEN (named after the others); repeatable")
+      ->type_name("@WHEN");
   sub->add_option("--inject-bug", a->bug,
                   "Run a deliberately broken cut algorithm: no-tx-cut-id, no-wrap, early-finish, ignore-recovery")
       ->check(CLI::IsMember({"none", "no-tx-cut-id", "no-wrap", "early-finish", "ignore-recovery"}));

@@ -182,7 +182,8 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   fmt::format_to(it, "{{\n  \"schema\": 1,\n  \"cut\": \"{}\",\n  \"increment\": {},\n  \"base\": ", plan->cut.ToString(),
                  plan->increment);
   AppendJsonString(&manifest, plan->base);
-  fmt::format_to(it, ",\n  \"finish_ts\": {},\n  \"nodes\": [", plan->finish_ts);
+  fmt::format_to(it, ",\n  \"topology_version\": {},\n  \"finish_ts\": {},\n  \"nodes\": [", plan->topology_version,
+                 plan->finish_ts);
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok()) {
       output.Error("restore of {} failed: {}", plan->nodes[i].node, results[i].status().message());

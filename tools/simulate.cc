@@ -24,7 +24,11 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
   if (!summary.ok()) {
     output.Error("simulation failed: {}", summary.status().ToString());
     fs::remove_all(partial, ec);
-    return summary.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitInternal;
+    switch (summary.status().code()) {
+      case wal::StatusCode::kIoError: return kExitUnreadable;
+      case wal::StatusCode::kInvalidArgument: return kExitUsage;  // a fault the cluster cannot take
+      default: return kExitInternal;
+    }
   }
   if (fs::exists(o.out, ec)) fs::remove(o.out, ec);
   fs::rename(partial, o.out, ec);
@@ -39,9 +43,11 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
     std::string j = fmt::format(
         "{{\"schema\":1,\"txs_committed\":{},\"txs_rolled_back\":{},\"lock_timeouts\":{},"
         "\"one_phase\":{},\"two_phase\":{},\"cuts_started\":{},\"cuts_consistent\":{},"
-        "\"simulated_ns\":{},\"nodes\":[",
+        "\"simulated_ns\":{},\"faults\":{{\"crashes\":{},\"joins\":{},\"txs_recovered\":{},"
+        "\"gaps_closed\":{}}},\"nodes\":[",
         s.txs_committed, s.txs_rolled_back, s.lock_timeouts, s.one_phase, s.two_phase,
-        s.cuts_started, s.cuts_consistent, s.simulated_ns);
+        s.cuts_started, s.cuts_consistent, s.simulated_ns, s.crashes, s.joins, s.txs_recovered,
+        s.gaps_closed);
     for (size_t i = 0; i < s.nodes.size(); ++i) {
       j += fmt::format("{}{{\"node\":\"{}\",\"records\":{},\"bytes\":{}}}", i ? "," : "",
                        s.nodes[i].name, s.nodes[i].records, s.nodes[i].bytes);
@@ -61,6 +67,10 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
       "simulated time: {}.{:09} s\n",
       o.out, s.txs_committed, s.txs_rolled_back, s.lock_timeouts, s.one_phase, s.two_phase,
       s.cuts_started, s.cuts_consistent, s.simulated_ns / 1000000000u, s.simulated_ns % 1000000000u);
+  if (s.crashes + s.joins + s.txs_recovered > 0) {
+    t += fmt::format("faults: {} crashed, {} joined, {} transactions finished by recovery, {} gaps closed\n",
+                     s.crashes, s.joins, s.txs_recovered, s.gaps_closed);
+  }
   for (const auto& n : s.nodes) {
     t += fmt::format("{}: {} records, {} bytes of WAL\n", n.name, n.records, n.bytes);
   }

@@ -31,6 +31,7 @@ enum class EventKind : uint8_t {
   kLockTimeout,  // tx `tx` at its near node
   kNextTx,       // near node `to` starts a transaction
   kInitiateCut,  // the initiator starts a cut now (scenario schedules)
+  kFault,        // fault `group` (an index into the fault list) happens now
 };
 
 struct Event {
@@ -56,6 +57,9 @@ struct Reservation {
   uint64_t delta = 0;
 };
 
+// What one node's role in a transaction has done.
+enum RoleState : uint8_t { kRoleNone, kRolePrepared, kRoleCommitted, kRoleRolledBack };
+
 // The keys of one transaction that share a primary.
 struct Group {
   uint32_t primary = 0;
@@ -68,6 +72,8 @@ struct Group {
   uint32_t backup_acks = 0;
   bool primary_prepared = false;
   bool primary_finished = false;
+  uint8_t primary_state = kRoleNone;
+  std::vector<uint8_t> backup_state;  // parallel to `backups`
 };
 
 struct Tx {
@@ -92,6 +98,10 @@ struct Tx {
   bool freed = true;
   Uuid stamp;
   uint64_t outcome_order = 0;
+  bool recovered = false;       // finished by transaction recovery: its messages are void
+  uint8_t decided = 0;          // 2PC: the near node's decision, 1 commit, 2 roll back
+  uint32_t unknown_group = kNone;  // the role that ends UNKNOWN (--unknown-rate)
+  uint32_t unknown_node = kNone;
 };
 
 struct LockWaiter {
@@ -136,12 +146,33 @@ struct Node {
   uint32_t next_discovery = 0;          // index into the discovery log
   uint64_t last_discovery_at = 0;
   uint32_t seen_topver = 1;
+  bool alive = true;                    // not crashed
+  bool joined = true;                   // false for a client that joins later
+  uint32_t left_topver = 0;             // the version its leave made
+  Pointer last_record;                  // of the WAL, for a torn tail
+  std::vector<Event> parked;            // messages of a topology version not seen yet
 };
 
 struct DiscoveryEvent {
-  enum Kind { kCutStart, kCutDone } kind;
+  enum Kind { kCutStart, kCutDone, kNodeLeft, kNodeJoined } kind;
   Uuid cut;
   uint32_t topver = 1;
+  uint32_t node = kNone;  // who left or joined
+};
+
+struct TopologyVersion {
+  uint32_t version = 1;
+  std::string event;
+  std::vector<uint32_t> servers, clients;
+  std::vector<std::vector<uint32_t>> assignment;
+};
+
+struct PendingFault {
+  FaultKind kind = FaultKind::kCrashServer;
+  uint32_t node = kNone;
+  FaultTime when;
+  bool scheduled = false;  // its event is queued
+  bool done = false;
 };
 
 struct CutRun {
@@ -149,6 +180,8 @@ struct CutRun {
   uint32_t topver = 1;
   uint64_t initiated_at = 0;
   uint32_t finished = 0;
+  uint32_t baseline = 0;            // servers of its topology
+  uint32_t finish_records = 0;      // Finish records written by them
   bool failed = false;
   std::string reason;
   bool done = false;
@@ -171,6 +204,8 @@ class Cluster {
   // Set-up and output.
   Status Setup();
   Status WriteBaseSnapshot();
+  Status WriteSnapshot(uint32_t s, const std::string& name);
+  recovery::PartitionFile PartitionFileOf(uint32_t s, uint32_t p) const;
   Status Finish();
   Status WriteClusterJson();
   void WriteTruthTx(const Tx& tx, const char* outcome);
@@ -211,10 +246,28 @@ class Cluster {
   void InitiateCut();
   void MaybeFree(uint32_t tx);
 
+  // Faults: crashes, joins, transaction recovery, the exchange that follows a leave.
+  Status ResolveFaults();
+  void ScheduleCountFaults();
+  void HandleFault(uint32_t i);
+  void Crash(uint32_t n);
+  void Join(uint32_t n);
+  void Exchange();
+  void RecoverTransactions(uint32_t gone);
+  void FinalizeCountersOf(uint32_t gone);
+  void CloseReserved(uint32_t n, uint32_t tx, uint32_t group, bool primary);
+  void TakeSnapshot();
+  void Resume();
+  void RecordTopology(const std::string& event);
+  void Unpark(uint32_t n);
+  bool Blocked() const { return exchange_pending_ || quiescing_; }
+  uint8_t& StateOf(Group& g, uint32_t n, bool primary);
+
   // Local roles: a node's part of one group (as primary, or as one of its backups).
-  void LogPrepared(uint32_t n, Tx& t, const Group& g, bool primary);
-  void CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp);
-  void RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary);
+  void LogPrepared(uint32_t n, Tx& t, Group& g, bool primary);
+  void CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp,
+                  bool recovery = false);
+  void RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, bool recovery = false);
 
   uint32_t PartitionOf(uint32_t account) const { return key_partition_[account]; }
   uint32_t PrimaryOf(uint32_t partition) const { return assignment_[partition][0]; }
@@ -230,7 +283,11 @@ class Cluster {
   void Log(uint32_t n, const R& r) {
     if (!status_.ok()) return;
     auto p = nodes_[n].wal->Append(r);
-    if (!p.ok()) Check(p.status());
+    if (!p.ok()) {
+      Check(p.status());
+    } else {
+      nodes_[n].last_record = *p;
+    }
   }
 
   SimConfig c_;
@@ -257,6 +314,16 @@ class Cluster {
   uint64_t next_cut_at_ = 0;                         // finished count that starts the next cut
   uint64_t cut_spacing_ = 0;
   SimSummary summary_;
+  std::vector<PendingFault> faults_;
+  std::vector<TopologyVersion> topologies_;
+  uint32_t topver_ = 1;                              // the latest version discovery made
+  uint32_t coordinator_ = 0;                         // the oldest live server: the initiator
+  bool exchange_pending_ = false;                    // a leave is not yet seen everywhere
+  uint32_t exchange_waiting_ = 0;                    // live nodes yet to see it
+  uint32_t exchange_node_ = kNone;                   // who left
+  bool quiescing_ = false;                           // waiting for idle, to take a full snapshot
+  uint64_t deferred_starts_ = 0;                     // transactions held back meanwhile
+  uint32_t snapshots_ = 0;
   std::unique_ptr<std::ofstream> truth_txs_;
   std::vector<std::string> value_scratch_;
 };
@@ -297,20 +364,26 @@ bool ParseMsgType(const std::string& name, MsgType* out) {
 }
 
 Status Cluster::Setup() {
-  const uint32_t total = c_.nodes + c_.clients;
+  uint32_t joins = 0;
+  for (const auto& f : c_.faults) joins += f.kind == FaultKind::kJoinClient;
+  const uint32_t total = c_.nodes + c_.clients + joins;
   nodes_.resize(total);
   for (uint32_t i = 0; i < total; ++i) {
     Node& n = nodes_[i];
     n.server = i < c_.nodes;
     n.name = n.server ? fmt::format("node-{}", i) : fmt::format("client-{}", i - c_.nodes);
+    if (i >= c_.nodes + c_.clients) n.alive = n.joined = false;  // joins later
     n.id = Uuid{rng_.Next(), rng_.Next()};
     n.order = static_cast<uint16_t>(i + 1);
     n.listener = std::make_unique<NodeCutListener>(this, i);
     n.cm = std::make_unique<cut::CutManager>(n.listener.get(), n.server, n.joined_topver, c_.bug);
-    (n.server ? servers_ : clients_).push_back(i);
+    if (n.joined) (n.server ? servers_ : clients_).push_back(i);
   }
+  coordinator_ = servers_[0];
+  WAL_RETURN_IF_ERROR(ResolveFaults());
   for (uint32_t i = 0; i < total; ++i) {
     bool ok = c_.near == NearMode::kAny || (c_.near == NearMode::kClients) != nodes_[i].server;
+    ok = ok && nodes_[i].joined;
     if (ok) near_candidates_.push_back(i);
   }
   if (near_candidates_.empty()) return Status::InvalidArgument("no node can start transactions");
@@ -330,6 +403,7 @@ Status Cluster::Setup() {
     key_partition_[a] =
         static_cast<uint32_t>(XXH3_64bits(key_name_[a].data(), key_name_[a].size()) % c_.partitions);
   }
+  RecordTopology("start");
   lock_queue_.resize(c_.accounts);
   lock_head_.assign(c_.accounts, 0);
   channel_last_.assign(static_cast<size_t>(total) * total, 0);
@@ -374,17 +448,10 @@ Status Cluster::WriteBaseSnapshot() {
     for (uint32_t a = 0; a < c_.accounts; ++a) {
       if (n.parts[key_partition_[a]].held) by_part[key_partition_[a]].push_back(a);
     }
-    std::string dir = c_.out_dir + "/" + n.name + "/snapshots/base";
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return Status::IoError(fmt::format("cannot create \"{}\": {}", dir, ec.message()));
     const std::string value = fmt::format("{}", c_.balance);
     for (uint32_t p = 0; p < c_.partitions; ++p) {
       if (!n.parts[p].held) continue;
       wal::DataRecord d;
-      recovery::PartitionFile pf;
-      pf.cache_id = kCacheId;
-      pf.partition = p;
       uint64_t counter = 0;
       for (uint32_t a : by_part[p]) {
         wal::DataEntry e;
@@ -399,28 +466,55 @@ Status Cluster::WriteBaseSnapshot() {
         d.entries.push_back(e);
         n.balance[a] = c_.balance;
         n.key_counter[a] = counter;
-        pf.entries.push_back({key_name_[a], value, counter});
       }
       if (!d.entries.empty()) Log(s, d);
       n.parts[p].tracker = recovery::CounterTracker(counter, counter);
-      pf.lwm = pf.hwm = counter;
-      std::sort(pf.entries.begin(), pf.entries.end(),
-                [](const auto& x, const auto& y) { return x.key < y.key; });
-      WAL_RETURN_IF_ERROR(recovery::WritePartitionFile(dir, pf, c_.fsync));
     }
-    auto ptr = n.wal->Append(wal::ClusterSnapshotRecord{0, "base"});
-    if (!ptr.ok()) return ptr.status();
-    WAL_RETURN_IF_ERROR(n.wal->Flush());
-    nlohmann::ordered_json meta;
-    meta["schema"] = 1;
-    meta["name"] = "base";
-    meta["node"] = n.name;
-    meta["pointer"] = ptr->ToString();
-    meta["topology_version"] = 1;
-    meta["timestamp"] = 0;
-    WAL_RETURN_IF_ERROR(wal::WriteFileAtomically(dir + "/snapshot.json", meta.dump(2) + "\n", c_.fsync));
+    WAL_RETURN_IF_ERROR(WriteSnapshot(s, "base"));
   }
   return status_;
+}
+
+// What server `s` holds of partition `p` now, as a partition file.
+recovery::PartitionFile Cluster::PartitionFileOf(uint32_t s, uint32_t p) const {
+  const Node& n = nodes_[s];
+  recovery::PartitionFile pf;
+  pf.cache_id = kCacheId;
+  pf.partition = p;
+  pf.lwm = n.parts[p].tracker.lwm();
+  pf.hwm = n.parts[p].tracker.hwm();
+  for (uint32_t a = 0; a < c_.accounts; ++a) {
+    if (key_partition_[a] != p) continue;
+    pf.entries.push_back({key_name_[a], fmt::format("{}", n.balance[a]), n.key_counter[a]});
+  }
+  std::sort(pf.entries.begin(), pf.entries.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
+  return pf;
+}
+
+// A full snapshot on server `s`, taken with no transaction in flight: its partition
+// files, then the ClusterSnapshotRecord, then snapshot.json pointing at the record.
+Status Cluster::WriteSnapshot(uint32_t s, const std::string& name) {
+  Node& n = nodes_[s];
+  std::string dir = c_.out_dir + "/" + n.name + "/snapshots/" + name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(fmt::format("cannot create \"{}\": {}", dir, ec.message()));
+  for (uint32_t p = 0; p < c_.partitions; ++p) {
+    if (!n.parts[p].held) continue;
+    WAL_RETURN_IF_ERROR(recovery::WritePartitionFile(dir, PartitionFileOf(s, p), c_.fsync));
+  }
+  auto ptr = n.wal->Append(wal::ClusterSnapshotRecord{now_, name});
+  if (!ptr.ok()) return ptr.status();
+  n.last_record = *ptr;
+  WAL_RETURN_IF_ERROR(n.wal->Flush());
+  nlohmann::ordered_json meta;
+  meta["schema"] = 1;
+  meta["name"] = name;
+  meta["node"] = n.name;
+  meta["pointer"] = ptr->ToString();
+  meta["topology_version"] = topver_;
+  meta["timestamp"] = now_;
+  return wal::WriteFileAtomically(dir + "/snapshot.json", meta.dump(2) + "\n", c_.fsync);
 }
 
 uint64_t Cluster::Delay(MsgType t) {
@@ -461,7 +555,9 @@ void Cluster::Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t 
 
 void Cluster::Broadcast(DiscoveryEvent ev) {
   discovery_.push_back(ev);
-  for (uint32_t n = 0; n < nodes_.size(); ++n) ScheduleDiscovery(n);
+  for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    if (nodes_[n].alive && nodes_[n].joined) ScheduleDiscovery(n);
+  }
 }
 
 // Each node receives the discovery log in order, each event after that node's delay.
@@ -482,11 +578,22 @@ void Cluster::ScheduleDiscovery(uint32_t n) {
 
 void Cluster::HandleDiscovery(uint32_t n) {
   Node& node = nodes_[n];
+  if (!node.alive) return;
   const DiscoveryEvent ev = discovery_[node.next_discovery++];
-  if (ev.kind == DiscoveryEvent::kCutStart) {
-    OnCutIdAt(n, ev.cut, ev.topver);
-  } else {
-    node.cm->OnCutDone(ev.cut);
+  switch (ev.kind) {
+    case DiscoveryEvent::kCutStart: OnCutIdAt(n, ev.cut, ev.topver); break;
+    case DiscoveryEvent::kCutDone: node.cm->OnCutDone(ev.cut); break;
+    case DiscoveryEvent::kNodeLeft:
+      node.seen_topver = std::max(node.seen_topver, ev.topver);
+      // A baseline node left: the running cut fails here.
+      if (nodes_[ev.node].server) node.cm->Fail(fmt::format("baseline node {} left the cluster", nodes_[ev.node].name));
+      Unpark(n);
+      if (exchange_pending_ && ev.node == exchange_node_ && --exchange_waiting_ == 0) Exchange();
+      break;
+    case DiscoveryEvent::kNodeJoined:
+      node.seen_topver = std::max(node.seen_topver, ev.topver);
+      Unpark(n);
+      break;
   }
 }
 
@@ -511,11 +618,14 @@ void Cluster::OnWriteStart(uint32_t n, const wal::CutStartRecord& r) { Log(n, r)
 
 void Cluster::OnWriteFinish(uint32_t n, const wal::CutFinishRecord& r) {
   Log(n, r);
-  Send(MsgType::kCutFinished, n, servers_[0], kNone, 0, true, r.cut_id);
+  for (auto& run : cuts_) {
+    if (run.id == r.cut_id) ++run.finish_records;
+  }
+  Send(MsgType::kCutFinished, n, coordinator_, kNone, 0, true, r.cut_id);
 }
 
 void Cluster::OnCutFailed(uint32_t n, const Uuid& id, const std::string& reason) {
-  Send(MsgType::kCutFailed, n, servers_[0], kNone, 0, false, id);
+  Send(MsgType::kCutFailed, n, coordinator_, kNone, 0, false, id);
   if (!cuts_.empty() && cuts_.back().id == id && cuts_.back().reason.empty()) {
     cuts_.back().reason = fmt::format("{}: {}", nodes_[n].name, reason);
   }
@@ -529,9 +639,12 @@ void Cluster::MaybeStartCut() {
 
 void Cluster::InitiateCut() {
   if (!cuts_.empty() && !cuts_.back().done) return;  // the previous cut still runs
+  if (Blocked()) return;  // an exchange or a full snapshot comes first
   CutRun run;
   run.id = Uuid{rng_.Next(), rng_.Next()};
-  run.topver = nodes_[servers_[0]].seen_topver;
+  // The version of the latest discovery event: the cut's message follows it.
+  run.topver = topver_;
+  for (uint32_t s : servers_) run.baseline += nodes_[s].alive;
   run.initiated_at = now_;
   cuts_.push_back(run);
   ++summary_.cuts_started;
@@ -544,11 +657,12 @@ void Cluster::Handle(const Event& e) {
     case EventKind::kMessage: HandleMessage(e); break;
     case EventKind::kDiscovery: HandleDiscovery(e.to); break;
     case EventKind::kStartRecord:
-      if (nodes_[e.to].cm->cut_id() == e.cut) nodes_[e.to].cm->WriteStartRecord(now_);
+      if (nodes_[e.to].alive && nodes_[e.to].cm->cut_id() == e.cut) nodes_[e.to].cm->WriteStartRecord(now_);
       break;
     case EventKind::kLockTimeout: OnLockTimeout(e); break;
     case EventKind::kNextTx: StartTx(e.to); break;
     case EventKind::kInitiateCut: InitiateCut(); break;
+    case EventKind::kFault: HandleFault(e.group); break;
   }
 }
 
@@ -559,13 +673,14 @@ void Cluster::HandleMessage(const Event& e) {
       if (r.id == e.stamp) run = &r;
     }
     if (run == nullptr || run->done) return;
+    if (!nodes_[e.to].alive) return;
     if (e.type == MsgType::kCutFinished) {
       ++run->finished;
       run->finished_nodes.push_back(nodes_[e.from].name);
     } else {
       run->failed = true;
     }
-    if (run->failed || run->finished == servers_.size()) {
+    if (run->failed || run->finished == run->baseline) {
       run->done = true;
       if (!run->failed) ++summary_.cuts_consistent;
       Broadcast({DiscoveryEvent::kCutDone, run->id, run->topver});
@@ -574,7 +689,19 @@ void Cluster::HandleMessage(const Event& e) {
     return;
   }
   if (e.tx == kNone || txs_[e.tx].gen != e.gen) return;
-  --txs_[e.tx].pending;
+  Tx& tx = txs_[e.tx];
+  if (!nodes_[e.to].alive || tx.recovered) {
+    // Lost with a crashed node, or about a transaction recovery has finished.
+    --tx.pending;
+    MaybeFree(e.tx);
+    return;
+  }
+  if (tx.topver > nodes_[e.to].seen_topver) {
+    // Mapped to a topology version this node has not seen yet: handled once it has.
+    nodes_[e.to].parked.push_back(e);
+    return;
+  }
+  --tx.pending;
   // A wrapped message starts the receiver's cut before the message is handled.
   if (!e.cut.IsNil()) OnCutIdAt(e.to, e.cut, e.cut_topver);
   switch (e.type) {
@@ -603,7 +730,11 @@ void Cluster::MaybeFree(uint32_t tx) {
 }
 
 void Cluster::StartTx(uint32_t near) {
-  if (started_txs_ >= c_.txs || !status_.ok()) return;
+  if (started_txs_ >= c_.txs || !status_.ok() || !nodes_[near].alive) return;
+  if (Blocked()) {
+    ++deferred_starts_;  // started when the exchange or the full snapshot is over
+    return;
+  }
   ++started_txs_;
   uint32_t slot;
   if (!free_slots_.empty()) {
@@ -625,6 +756,9 @@ void Cluster::StartTx(uint32_t near) {
   t.started_at = now_;
   t.rolled_back = t.timed_out = t.preparing = false;
   t.stamp = {};
+  t.recovered = false;
+  t.decided = 0;
+  t.unknown_group = t.unknown_node = kNone;
   // Distinct accounts; the lock order below makes the choice deadlock-free.
   const uint32_t k = !c_.fixed_accounts.empty()
                          ? static_cast<uint32_t>(c_.fixed_accounts.size())
@@ -671,6 +805,8 @@ void Cluster::StartTx(uint32_t near) {
     g.lock_requested = g.locked = false;
     g.backup_acks = 0;
     g.primary_prepared = g.primary_finished = false;
+    g.primary_state = kRoleNone;
+    g.backup_state.assign(g.backups.size(), kRoleNone);
     wal::Participant p;
     p.primary = nodes_[g.primary].order;
     for (uint32_t b : g.backups) p.backups.push_back(nodes_[b].order);
@@ -785,7 +921,13 @@ void Cluster::Prepare(uint32_t tx) {
   }
 }
 
-void Cluster::LogPrepared(uint32_t n, Tx& t, const Group& g, bool primary) {
+uint8_t& Cluster::StateOf(Group& g, uint32_t n, bool primary) {
+  if (primary) return g.primary_state;
+  size_t i = static_cast<size_t>(std::find(g.backups.begin(), g.backups.end(), n) - g.backups.begin());
+  return g.backup_state[i];
+}
+
+void Cluster::LogPrepared(uint32_t n, Tx& t, Group& g, bool primary) {
   wal::TxRecord r;
   for (const auto& res : g.reservations) {
     if (primary ? PrimaryOf(res.partition) == n : IsBackupOf(n, res.partition)) {
@@ -799,6 +941,7 @@ void Cluster::LogPrepared(uint32_t n, Tx& t, const Group& g, bool primary) {
   r.flags = t.one_phase ? wal::kTxFlagOnePhase : 0;
   r.participants = t.participants;
   Log(n, r);
+  StateOf(g, n, primary) = kRolePrepared;
   nodes_[n].cm->OnTxPrepared(t.xid);
 }
 
@@ -889,6 +1032,15 @@ void Cluster::OnNearPrepareResponse(const Event& e) {
   bool commit = !(c_.rollback_rate > 0 && rng_.Unit() < c_.rollback_rate);
   Uuid stamp = commit ? nodes_[t.near].cm->StampId() : Uuid{};
   t.stamp = stamp;
+  t.decided = commit ? 1 : 2;
+  if (commit && c_.unknown_rate > 0 && rng_.Unit() < c_.unknown_rate) {
+    // A heuristic failure on one participant: it applies the writes but cannot tell
+    // the outcome, and logs the transaction UNKNOWN.
+    t.unknown_group = static_cast<uint32_t>(rng_.Below(t.groups.size()));
+    const Group& g = t.groups[t.unknown_group];
+    uint64_t role = rng_.Below(g.backups.size() + 1);
+    t.unknown_node = role == 0 ? g.primary : g.backups[role - 1];
+  }
   t.responses_pending = static_cast<uint32_t>(t.groups.size());
   for (uint32_t gi = 0; gi < t.groups.size(); ++gi) {
     Send(MsgType::kNearFinishRequest, t.near, t.groups[gi].primary, e.tx, gi, commit, stamp);
@@ -928,7 +1080,7 @@ void Cluster::OnNearFinishResponse(const Event& e) {
 
 void Cluster::OnLockTimeout(const Event& e) {
   Tx& t = txs_[e.tx];
-  if (t.gen != e.gen || !t.live || t.preparing) return;
+  if (t.gen != e.gen || !t.live || t.preparing || t.recovered || !nodes_[t.near].alive) return;
   // Not every lock came in time: release what was asked for and give up (no WAL: the
   // transaction never prepared anywhere).
   t.rolled_back = true;
@@ -940,7 +1092,8 @@ void Cluster::OnLockTimeout(const Event& e) {
   TxDone(e.tx, false);
 }
 
-void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp) {
+void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp,
+                         bool recovery) {
   Tx& t = txs_[tx];
   Group& g = t.groups[group];
   Node& node = nodes_[n];
@@ -974,14 +1127,16 @@ void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, 
     }
   }
   Log(n, d);
+  const bool unknown = group == t.unknown_group && n == t.unknown_node;
   wal::TxRecord r;
-  r.state = wal::TxState::kCommitted;
+  r.state = unknown ? wal::TxState::kUnknown : wal::TxState::kCommitted;
   r.xid = t.xid;
   r.topology_version = t.topver;
   r.timestamp = now_;
-  r.flags = t.one_phase ? wal::kTxFlagOnePhase : 0;
+  r.flags = static_cast<uint8_t>((t.one_phase ? wal::kTxFlagOnePhase : 0) | (recovery ? wal::kTxFlagRecoveryFinish : 0));
   r.participants = t.participants;
   Log(n, r);
+  StateOf(g, n, primary) = kRoleCommitted;
   for (const auto& res : g.reservations) {
     if (primary ? PrimaryOf(res.partition) == n : IsBackupOf(n, res.partition)) {
       Check(node.parts[res.partition].tracker.Update(res.start, res.delta));
@@ -989,13 +1144,14 @@ void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, 
   }
   cut::TxFinish f;
   f.xid = t.xid;
-  f.outcome = cut::TxOutcome::kCommitted;
+  f.outcome = unknown ? cut::TxOutcome::kUnknown : cut::TxOutcome::kCommitted;
   f.tx_cut_id = stamp;
   f.topology_version = t.topver;
+  f.recovery_finish = recovery;
   node.cm->OnTxFinished(f, now_);
 }
 
-void Cluster::RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary) {
+void Cluster::RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, bool recovery) {
   Tx& t = txs_[tx];
   Group& g = t.groups[group];
   Node& node = nodes_[n];
@@ -1004,8 +1160,10 @@ void Cluster::RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary
   r.xid = t.xid;
   r.topology_version = t.topver;
   r.timestamp = now_;
+  r.flags = recovery ? wal::kTxFlagRecoveryFinish : 0;
   r.participants = t.participants;
   Log(n, r);
+  StateOf(g, n, primary) = kRoleRolledBack;
   for (const auto& res : g.reservations) {
     if (primary ? PrimaryOf(res.partition) != n : !IsBackupOf(n, res.partition)) continue;
     Log(n, wal::RollbackRecord{kCacheId, res.partition, res.start, res.delta});
@@ -1015,6 +1173,7 @@ void Cluster::RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary
   f.xid = t.xid;
   f.outcome = cut::TxOutcome::kRolledBack;
   f.topology_version = t.topver;
+  f.recovery_finish = recovery;
   node.cm->OnTxFinished(f, now_);
 }
 
@@ -1026,6 +1185,7 @@ void Cluster::WriteTruthTx(const Tx& t, const char* outcome) {
   j["outcome"] = outcome;
   j["order"] = outcome_seq_;
   j["one_phase"] = t.one_phase;
+  if (t.recovered) j["recovered"] = true;
   j["stamp"] = t.stamp.IsNil() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.stamp.ToString());
   auto& keys = j["keys"] = nlohmann::ordered_json::array();
   for (uint32_t a : t.accounts) keys.push_back(key_name_[a]);
@@ -1044,6 +1204,7 @@ void Cluster::TxDone(uint32_t tx, bool committed) {
   Tx& t = txs_[tx];
   ++outcome_seq_;
   ++finished_txs_;
+  ScheduleCountFaults();
   if (committed) {
     ++summary_.txs_committed;
   } else {
@@ -1061,6 +1222,303 @@ void Cluster::TxDone(uint32_t tx, bool committed) {
   Push(next);
 }
 
+// ---- Faults -------------------------------------------------------------------------
+
+Status Cluster::ResolveFaults() {
+  uint32_t next_join = c_.nodes + c_.clients;
+  std::vector<uint32_t> crashed;
+  uint32_t servers_crashed = 0;
+  for (const auto& f : c_.faults) {
+    PendingFault pf;
+    pf.kind = f.kind;
+    pf.when = f.when;
+    if (f.kind == FaultKind::kJoinClient) {
+      pf.node = next_join++;
+    } else {
+      for (uint32_t i = 0; i < nodes_.size(); ++i) {
+        if (nodes_[i].name == f.node) pf.node = i;
+      }
+      const bool server = f.kind == FaultKind::kCrashServer;
+      if (pf.node == kNone || nodes_[pf.node].server != server) {
+        return Status::InvalidArgument(fmt::format("{}: no {} \"{}\"", server ? "--crash" : "--crash-client",
+                                                   server ? "server" : "client", f.node));
+      }
+      if (std::find(crashed.begin(), crashed.end(), pf.node) != crashed.end()) {
+        return Status::InvalidArgument(fmt::format("{} crashes twice", f.node));
+      }
+      crashed.push_back(pf.node);
+      servers_crashed += server;
+    }
+    faults_.push_back(pf);
+  }
+  if (servers_crashed >= c_.nodes) return Status::InvalidArgument("--crash: at least one server must survive");
+  if (servers_crashed > 0 && c_.backups == 0) {
+    return Status::InvalidArgument("--crash: needs --backups 1 or more, or the crashed node's partitions are lost");
+  }
+  return Status::Ok();
+}
+
+// Faults due after a number of finished transactions are queued when it is reached.
+void Cluster::ScheduleCountFaults() {
+  for (uint32_t i = 0; i < faults_.size(); ++i) {
+    PendingFault& f = faults_[i];
+    if (f.scheduled || f.when.by_time || finished_txs_ < f.when.txs) continue;
+    f.scheduled = true;
+    Event e;
+    e.kind = EventKind::kFault;
+    e.group = i;
+    e.time = now_;
+    Push(e);
+  }
+}
+
+void Cluster::HandleFault(uint32_t i) {
+  PendingFault& f = faults_[i];
+  if (f.done || !status_.ok()) return;
+  if (Blocked()) {
+    f.scheduled = false;  // one leave at a time: Resume() queues it again
+    f.when = FaultTime{};
+    return;
+  }
+  f.done = true;
+  if (f.kind == FaultKind::kJoinClient) {
+    Join(f.node);
+  } else if (nodes_[f.node].alive) {
+    Crash(f.node);
+  }
+}
+
+// Node `x` stops. A server's WAL ends where its last write got to (with --torn-tail, in
+// the middle of its last record). The others see it leave by discovery.
+void Cluster::Crash(uint32_t x) {
+  Node& n = nodes_[x];
+  n.alive = false;
+  near_candidates_.erase(std::remove(near_candidates_.begin(), near_candidates_.end(), x), near_candidates_.end());
+  for (const Event& e : n.parked) {
+    if (txs_[e.tx].gen == e.gen) --txs_[e.tx].pending;
+  }
+  n.parked.clear();
+  if (n.server) {
+    if (c_.torn_tail) {
+      const Pointer end = n.wal->position();
+      uint32_t size = end.segment == n.last_record.segment ? end.offset - n.last_record.offset : 0;
+      uint32_t drop = size >= 2 ? 1 + static_cast<uint32_t>(rng_.Below(size - 1)) : 0;
+      Check(n.wal->CloseTorn(drop));
+    } else {
+      Check(n.wal->Close());
+    }
+  }
+  ++summary_.crashes;
+  n.left_topver = ++topver_;
+  exchange_pending_ = true;
+  exchange_node_ = x;
+  exchange_waiting_ = 0;
+  for (const auto& m : nodes_) exchange_waiting_ += m.alive && m.joined;
+  Broadcast({DiscoveryEvent::kNodeLeft, {}, topver_, x});
+  for (uint32_t tx = 0; tx < txs_.size(); ++tx) MaybeFree(tx);
+}
+
+// A client joins: a new topology version. It takes part only in cuts started after it
+// joined; the discovery log it receives begins after its own join.
+void Cluster::Join(uint32_t x) {
+  Node& n = nodes_[x];
+  n.joined_topver = n.seen_topver = ++topver_;
+  Broadcast({DiscoveryEvent::kNodeJoined, {}, topver_, x});
+  n.alive = n.joined = true;
+  n.next_discovery = static_cast<uint32_t>(discovery_.size());
+  n.last_discovery_at = now_;
+  n.cm = std::make_unique<cut::CutManager>(n.listener.get(), false, n.joined_topver, c_.bug);
+  clients_.push_back(x);
+  if (c_.near != NearMode::kServers) near_candidates_.push_back(x);
+  ++summary_.joins;
+  RecordTopology(fmt::format("{} joined", n.name));
+}
+
+// Every live node has seen the leave: transaction recovery, then (for a server) the
+// partition map exchange: backups take over, counters are finalized, the running cut is
+// over, and a full snapshot follows once the cluster is idle.
+void Cluster::Exchange() {
+  exchange_pending_ = false;
+  const uint32_t gone = exchange_node_;
+  const Node& g = nodes_[gone];
+  RecoverTransactions(gone);
+  if (g.server) {
+    FinalizeCountersOf(gone);
+    for (uint32_t p = 0; p < c_.partitions; ++p) {
+      auto& a = assignment_[p];
+      a.erase(std::remove(a.begin(), a.end(), gone), a.end());
+      if (a.empty()) {
+        Check(Status::InvalidArgument(
+            fmt::format("the crash of {} leaves partition {} without a copy: use more --backups", g.name, p)));
+      }
+    }
+    for (uint32_t s : servers_) {
+      if (nodes_[s].alive) {
+        coordinator_ = s;
+        break;
+      }
+    }
+    if (!cuts_.empty() && !cuts_.back().done) {
+      CutRun& r = cuts_.back();
+      r.failed = r.done = true;
+      if (r.reason.empty()) r.reason = fmt::format("baseline node {} left the cluster", g.name);
+      Broadcast({DiscoveryEvent::kCutDone, r.id, r.topver});
+    }
+    quiescing_ = true;
+  }
+  RecordTopology(fmt::format("{} left", g.name));
+  if (!quiescing_) Resume();
+}
+
+// Transactions node `gone` took part in (as near node, primary or backup): one still
+// taking locks is abandoned; a prepared one is committed if the near node survives and
+// decided to commit or a surviving participant committed it, else rolled back. Each
+// surviving role still open finishes with RECOVERY_FINISH.
+void Cluster::RecoverTransactions(uint32_t gone) {
+  for (uint32_t tx = 0; tx < txs_.size(); ++tx) {
+    Tx& t = txs_[tx];
+    if (t.freed || t.recovered) continue;
+    bool involved = t.near == gone;
+    for (const auto& g : t.groups) {
+      involved = involved || g.primary == gone ||
+                 std::find(g.backups.begin(), g.backups.end(), gone) != g.backups.end();
+    }
+    if (!involved) continue;
+    t.recovered = true;
+    if (!t.preparing) {
+      for (uint32_t gi = 0; gi < t.groups.size(); ++gi) ReleaseLocks(tx, gi);
+      if (t.live) {
+        t.rolled_back = true;
+        TxDone(tx, false);
+      }
+      MaybeFree(tx);
+      continue;
+    }
+    const bool near_alive = nodes_[t.near].alive;
+    bool commit = near_alive && t.decided == 1;
+    for (const auto& g : t.groups) {
+      commit = commit || (nodes_[g.primary].alive && g.primary_state == kRoleCommitted);
+      for (size_t b = 0; b < g.backups.size(); ++b) {
+        commit = commit || (nodes_[g.backups[b]].alive && g.backup_state[b] == kRoleCommitted);
+      }
+    }
+    if (near_alive && t.decided == 2) commit = false;
+    bool wrote = false;
+    for (uint32_t gi = 0; gi < t.groups.size(); ++gi) {
+      const std::vector<uint32_t> backups = t.groups[gi].backups;
+      auto finish = [&](uint32_t n, bool primary) {
+        if (!nodes_[n].alive) return;
+        const uint8_t st = StateOf(t.groups[gi], n, primary);
+        if (st == kRolePrepared) {
+          if (commit) {
+            CommitRole(n, tx, gi, primary, {}, true);
+          } else {
+            RollbackRole(n, tx, gi, primary, true);
+          }
+          wrote = true;
+        } else if (st == kRoleNone && !commit) {
+          CloseReserved(n, tx, gi, primary);  // a backup the prepare never reached
+        }
+      };
+      finish(t.groups[gi].primary, true);
+      for (uint32_t b : backups) finish(b, false);
+      ReleaseLocks(tx, gi);
+    }
+    if (wrote) ++summary_.txs_recovered;
+    if (t.live) {
+      t.rolled_back = !commit;
+      TxDone(tx, commit);
+    }
+    MaybeFree(tx);
+  }
+}
+
+// A rolled-back transaction's reserved counters on a copy that never prepared it.
+void Cluster::CloseReserved(uint32_t n, uint32_t tx, uint32_t group, bool primary) {
+  const Group& g = txs_[tx].groups[group];
+  for (const auto& res : g.reservations) {
+    if (primary ? PrimaryOf(res.partition) != n : !IsBackupOf(n, res.partition)) continue;
+    Log(n, wal::RollbackRecord{kCacheId, res.partition, res.start, res.delta});
+    Check(nodes_[n].parts[res.partition].tracker.Update(res.start, res.delta));
+  }
+}
+
+// The copies of the partitions `gone` held agree on the highest counter reserved among
+// them, and each closes its gaps below it with RollbackRecords.
+void Cluster::FinalizeCountersOf(uint32_t gone) {
+  for (uint32_t p = 0; p < c_.partitions; ++p) {
+    const auto& a = assignment_[p];
+    if (std::find(a.begin(), a.end(), gone) == a.end()) continue;
+    uint64_t hwm = 0;
+    for (uint32_t c : a) {
+      if (c != gone) hwm = std::max(hwm, nodes_[c].parts[p].tracker.hwm());
+    }
+    for (uint32_t c : a) {
+      if (c == gone) continue;
+      auto& tracker = nodes_[c].parts[p].tracker;
+      tracker.RaiseHwm(hwm);
+      for (const auto& gap : tracker.Finalize()) {
+        Log(c, wal::RollbackRecord{kCacheId, p, gap.first - 1, gap.size()});
+        ++summary_.gaps_closed;
+      }
+    }
+  }
+}
+
+// The cluster is idle after a server left: every survivor takes a new full snapshot, and
+// later cuts are increments of it.
+void Cluster::TakeSnapshot() {
+  quiescing_ = false;
+  const std::string name = fmt::format("snap-{}", ++snapshots_);
+  for (uint32_t s : servers_) {
+    if (nodes_[s].alive) Check(WriteSnapshot(s, name));
+  }
+  Resume();
+}
+
+void Cluster::Resume() {
+  for (; deferred_starts_ > 0; --deferred_starts_) {
+    Event e;
+    e.kind = EventKind::kNextTx;
+    e.to = coordinator_;
+    e.time = now_;
+    Push(e);
+  }
+  for (uint32_t i = 0; i < faults_.size(); ++i) {
+    if (faults_[i].done || faults_[i].scheduled || faults_[i].when.by_time || faults_[i].when.txs != 0) continue;
+    faults_[i].scheduled = true;
+    Event e;
+    e.kind = EventKind::kFault;
+    e.group = i;
+    e.time = now_;
+    Push(e);
+  }
+  MaybeStartCut();
+}
+
+void Cluster::RecordTopology(const std::string& event) {
+  TopologyVersion tv;
+  tv.version = topver_;
+  tv.event = event;
+  for (uint32_t s : servers_) {
+    if (nodes_[s].alive) tv.servers.push_back(s);
+  }
+  for (uint32_t k : clients_) {
+    if (nodes_[k].alive) tv.clients.push_back(k);
+  }
+  tv.assignment = assignment_;
+  topologies_.push_back(std::move(tv));
+}
+
+void Cluster::Unpark(uint32_t n) {
+  std::vector<Event> parked = std::move(nodes_[n].parked);
+  nodes_[n].parked.clear();
+  for (Event e : parked) {
+    e.time = now_;
+    Push(e);
+  }
+}
+
 wal::Result<SimSummary> Cluster::Run() {
   WAL_RETURN_IF_ERROR(Setup());
   WAL_RETURN_IF_ERROR(WriteBaseSnapshot());
@@ -1068,6 +1526,15 @@ wal::Result<SimSummary> Cluster::Run() {
     Event e;
     e.kind = EventKind::kInitiateCut;
     e.time = static_cast<uint64_t>(at * kNsPerUs);
+    Push(e);
+  }
+  for (uint32_t i = 0; i < faults_.size(); ++i) {
+    if (!faults_[i].when.by_time && faults_[i].when.txs > 0) continue;
+    Event e;
+    e.kind = EventKind::kFault;
+    e.group = i;
+    e.time = faults_[i].when.by_time ? faults_[i].when.at_ns : 0;
+    faults_[i].scheduled = true;
     Push(e);
   }
   for (uint32_t i = 0; i < c_.concurrency && i < c_.txs; ++i) {
@@ -1083,10 +1550,13 @@ wal::Result<SimSummary> Cluster::Run() {
     now_ = e.time;
     if (e.kind == EventKind::kNextTx) {
       // Near nodes are drawn anew for every transaction.
+      if (c_.fixed_near < 0 && near_candidates_.empty()) continue;  // every near node crashed
       e.to = c_.fixed_near >= 0 ? static_cast<uint32_t>(c_.fixed_near)
                                 : near_candidates_[rng_.Below(near_candidates_.size())];
     }
     Handle(e);
+    // After a server left, the full snapshot waits for the cluster to be idle.
+    if (quiescing_ && free_slots_.size() == txs_.size()) TakeSnapshot();
   }
   WAL_RETURN_IF_ERROR(status_);
   summary_.simulated_ns = now_;
@@ -1097,24 +1567,18 @@ wal::Result<SimSummary> Cluster::Run() {
 Status Cluster::Finish() {
   for (uint32_t s : servers_) {
     Node& n = nodes_[s];
+    if (!n.alive) {
+      // A crashed node keeps its WAL and snapshots; its memory is gone.
+      summary_.nodes.push_back({n.name, n.wal->records_written(), n.wal->bytes_written()});
+      continue;
+    }
     std::string dir = c_.out_dir + "/" + n.name + "/data";
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return Status::IoError(fmt::format("cannot create \"{}\": {}", dir, ec.message()));
     for (uint32_t p = 0; p < c_.partitions; ++p) {
       if (!n.parts[p].held) continue;
-      recovery::PartitionFile pf;
-      pf.cache_id = kCacheId;
-      pf.partition = p;
-      pf.lwm = n.parts[p].tracker.lwm();
-      pf.hwm = n.parts[p].tracker.hwm();
-      for (uint32_t a = 0; a < c_.accounts; ++a) {
-        if (key_partition_[a] != p) continue;
-        pf.entries.push_back({key_name_[a], fmt::format("{}", n.balance[a]), n.key_counter[a]});
-      }
-      std::sort(pf.entries.begin(), pf.entries.end(),
-                [](const auto& x, const auto& y) { return x.key < y.key; });
-      WAL_RETURN_IF_ERROR(recovery::WritePartitionFile(dir, pf, c_.fsync));
+      WAL_RETURN_IF_ERROR(recovery::WritePartitionFile(dir, PartitionFileOf(s, p), c_.fsync));
     }
     WAL_RETURN_IF_ERROR(n.wal->Close());
     NodeSummary ns;
@@ -1134,6 +1598,9 @@ Status Cluster::Finish() {
     sum.rolled_back += st.rolled_back;
     sum.committed_in_start_step += st.committed_in_start_step;
   }
+  // What the WALs say: a cut is complete when every server of its topology wrote Finish.
+  summary_.cuts_consistent = 0;
+  for (const auto& r : cuts_) summary_.cuts_consistent += r.finish_records == r.baseline;
   if (truth_txs_) {
     truth_txs_->close();
     if (!*truth_txs_) return Status::IoError("cannot write truth/transactions.jsonl");
@@ -1143,7 +1610,7 @@ Status Cluster::Finish() {
       j["id"] = r.id.ToString();
       j["topology_version"] = r.topver;
       j["initiated_at"] = r.initiated_at;
-      j["verdict"] = !r.done ? "unfinished" : r.failed ? "failed" : "complete";
+      j["verdict"] = r.finish_records == r.baseline ? "complete" : !r.done ? "unfinished" : "failed";
       j["reason"] = r.reason;
       j["finished_nodes"] = r.finished_nodes;
       cuts.push_back(j);
@@ -1162,12 +1629,14 @@ Status Cluster::WriteClusterJson() {
   doc["seed"] = std::to_string(c_.seed);
   auto& nodes = doc["nodes"] = nlohmann::ordered_json::array();
   for (const auto& n : nodes_) {
+    if (!n.joined) continue;  // a join that never happened
     nlohmann::ordered_json j;
     j["name"] = n.name;
     j["role"] = n.server ? "server" : "client";
     j["id"] = n.id.ToString();
     j["order"] = n.order;
     j["joined_topology_version"] = n.joined_topver;
+    if (n.left_topver != 0) j["left_topology_version"] = n.left_topver;
     nodes.push_back(j);
   }
   nlohmann::ordered_json cache;
@@ -1178,18 +1647,64 @@ Status Cluster::WriteClusterJson() {
   doc["caches"] = nlohmann::ordered_json::array({cache});
   doc["accounts"] = c_.accounts;
   doc["initial_balance"] = c_.balance;
-  nlohmann::ordered_json topver;
-  topver["version"] = 1;
-  auto& servers = topver["servers"] = nlohmann::ordered_json::array();
-  for (uint32_t s : servers_) servers.push_back(nodes_[s].name);
-  auto& assignment = topver["assignment"] = nlohmann::ordered_json::array();
-  for (const auto& a : assignment_) {
-    nlohmann::ordered_json row = nlohmann::ordered_json::array();
-    for (uint32_t n : a) row.push_back(nodes_[n].name);
-    assignment.push_back(row);
+  auto& versions = doc["topology_versions"] = nlohmann::ordered_json::array();
+  for (const auto& tv : topologies_) {
+    nlohmann::ordered_json topver;
+    topver["version"] = tv.version;
+    // A run without faults has one version; the event and clients say what changed.
+    if (topologies_.size() > 1) topver["event"] = tv.event;
+    auto& servers = topver["servers"] = nlohmann::ordered_json::array();
+    for (uint32_t s : tv.servers) servers.push_back(nodes_[s].name);
+    if (topologies_.size() > 1) {
+      auto& clients = topver["clients"] = nlohmann::ordered_json::array();
+      for (uint32_t k : tv.clients) clients.push_back(nodes_[k].name);
+    }
+    auto& assignment = topver["assignment"] = nlohmann::ordered_json::array();
+    for (const auto& a : tv.assignment) {
+      nlohmann::ordered_json row = nlohmann::ordered_json::array();
+      for (uint32_t n : a) row.push_back(nodes_[n].name);
+      assignment.push_back(row);
+    }
+    versions.push_back(topver);
   }
-  doc["topology_versions"] = nlohmann::ordered_json::array({topver});
   return wal::WriteFileAtomically(c_.out_dir + "/cluster.json", doc.dump(2) + "\n", c_.fsync);
+}
+
+std::string ParseFaultSpec(const std::string& spec, std::string* node, FaultTime* when) {
+  size_t at = spec.find('@');
+  if (at == std::string::npos) return fmt::format("\"{}\": expected {}@WHEN", spec, node ? "NODE" : "");
+  if (node != nullptr) {
+    *node = spec.substr(0, at);
+    if (node->empty()) return fmt::format("\"{}\": no node before @", spec);
+  } else if (at != 0) {
+    return fmt::format("\"{}\": expected @WHEN", spec);
+  }
+  std::string w = spec.substr(at + 1);
+  double scale = 0;  // ns per unit; 0 = a transaction count
+  for (auto [suffix, ns] : {std::pair<const char*, double>{"ms", 1e6}, {"us", 1e3}, {"s", 1e9}}) {
+    std::string sx = suffix;
+    if (w.size() > sx.size() && w.compare(w.size() - sx.size(), sx.size(), sx) == 0) {
+      w.resize(w.size() - sx.size());
+      scale = ns;
+      break;
+    }
+  }
+  try {
+    size_t used = 0;
+    if (scale == 0) {
+      if (w.empty() || w[0] == '-') throw std::invalid_argument("sign");
+      unsigned long long n = std::stoull(w, &used);
+      if (used != w.size()) throw std::invalid_argument("trailing");
+      *when = FaultTime{false, n, 0};
+    } else {
+      double v = std::stod(w, &used);
+      if (used != w.size() || v < 0 || v > 1e6) throw std::invalid_argument("range");
+      *when = FaultTime{true, 0, static_cast<uint64_t>(v * scale)};
+    }
+  } catch (...) {
+    return fmt::format("\"{}\": WHEN must be a transaction count (@5000) or a time (@2.5s, @300ms, @40us)", spec);
+  }
+  return "";
 }
 
 wal::Result<SimSummary> Simulate(const SimConfig& config) {

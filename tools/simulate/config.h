@@ -31,6 +31,26 @@ bool ParseMsgType(const std::string& name, MsgType* out);
 
 enum class NearMode { kAny, kClients, kServers };
 
+// When a fault happens: once this many transactions have finished (`@5000`), or at this
+// simulated time (`@2.5s`).
+struct FaultTime {
+  bool by_time = false;
+  uint64_t txs = 0;
+  uint64_t at_ns = 0;
+};
+
+enum class FaultKind { kCrashServer, kCrashClient, kJoinClient };
+
+struct Fault {
+  FaultKind kind = FaultKind::kCrashServer;
+  std::string node;   // "node-2", "client-0"; empty for a join
+  FaultTime when;
+};
+
+// Parses "NODE@WHEN" (or "@WHEN" when `node` is null): WHEN is a transaction count or a
+// time with the suffix s, ms or us. Returns an error message, empty on success.
+std::string ParseFaultSpec(const std::string& spec, std::string* node, FaultTime* when);
+
 struct SimConfig {
   std::string out_dir;
   uint32_t nodes = 3;
@@ -62,6 +82,9 @@ struct SimConfig {
   double start_delay_us = 200;
   double lock_timeout_ms = 100;
   double rollback_rate = 0;         // share of 2PC transactions the near node rolls back
+  double unknown_rate = 0;          // share of 2PC transactions one participant ends UNKNOWN
+  std::vector<Fault> faults;        // crashes and joins, in the order given
+  bool torn_tail = false;           // a crashed server's last record is cut short
   cut::InjectedBug bug = cut::InjectedBug::kNone;
 
   // Scenario controls (tests drive the protocol through these; not on the command line).
