@@ -730,7 +730,11 @@ void Cluster::MaybeFree(uint32_t tx) {
 }
 
 void Cluster::StartTx(uint32_t near) {
-  if (started_txs_ >= c_.txs || !status_.ok() || !nodes_[near].alive) return;
+  if (started_txs_ >= c_.txs || !status_.ok()) return;
+  if (!nodes_[near].alive) {
+    if (!nodes_[near].joined) ++deferred_starts_;  // a scenario's near node joins later
+    return;
+  }
   if (Blocked()) {
     ++deferred_starts_;  // started when the exchange or the full snapshot is over
     return;
@@ -1332,6 +1336,7 @@ void Cluster::Join(uint32_t x) {
   if (c_.near != NearMode::kServers) near_candidates_.push_back(x);
   ++summary_.joins;
   RecordTopology(fmt::format("{} joined", n.name));
+  if (!Blocked()) Resume();
 }
 
 // Every live node has seen the leave: transaction recovery, then (for a server) the
