@@ -52,34 +52,34 @@ bool HasSnapshot(const NodeIndex& n, const std::string& name) {
 // The cut's baseline: the servers whose WAL holds the full snapshot it is an increment
 // of (a server that left before that snapshot takes no part), or every node when no
 // node names a base.
-std::vector<NodeIndex> Baseline(const std::vector<NodeIndex>& all, const wal::Uuid& id) {
+std::vector<const NodeIndex*> Baseline(const std::vector<const NodeIndex*>& all, const wal::Uuid& id) {
   std::string base;
   for (const auto& n : all) {
-    const CutOnNode* c = FindCut(n, id);
+    const CutOnNode* c = FindCut(*n, id);
     if (c != nullptr && !c->base.empty()) {
       base = c->base;
       break;
     }
   }
   if (base.empty()) return all;
-  std::vector<NodeIndex> out;
+  std::vector<const NodeIndex*> out;
   for (const auto& n : all) {
-    if (HasSnapshot(n, base) || FindCut(n, id) != nullptr) out.push_back(n);
+    if (HasSnapshot(*n, base) || FindCut(*n, id) != nullptr) out.push_back(n);
   }
   return out;
 }
 
-void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
+void CheckCut(const std::vector<const NodeIndex*>& all, CutReport& report) {
   const wal::Uuid id = report.id;
-  const std::vector<NodeIndex> nodes = Baseline(all, id);
+  const std::vector<const NodeIndex*> nodes = Baseline(all, id);
   std::map<uint16_t, size_t> by_order;
-  for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i].order] = i;
+  for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i]->order] = i;
   std::vector<const CutOnNode*> on(nodes.size(), nullptr);
   std::vector<size_t> pos(nodes.size(), 0);
   bool all_records = true;
   std::vector<std::string> lacking;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    on[i] = FindCut(nodes[i], id, &pos[i]);
+    on[i] = FindCut(*nodes[i], id, &pos[i]);
     if (on[i] != nullptr && on[i]->has_start &&
         (report.start_ts == 0 || on[i]->start_ts < report.start_ts)) {
       report.start_ts = on[i]->start_ts;
@@ -89,12 +89,12 @@ void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
   // later: a later cut's Start, or a later full snapshot.
   bool over = false;
   for (const auto& n : all) {
-    for (const auto& k : n.cuts) over = over || (k.has_start && k.start_ts > report.start_ts);
-    for (const auto& s : n.snapshots) over = over || s.timestamp > report.start_ts;
+    for (const auto& k : n->cuts) over = over || (k.has_start && k.start_ts > report.start_ts);
+    for (const auto& s : n->snapshots) over = over || s.timestamp > report.start_ts;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     CutNodeRow row;
-    row.node = nodes[i].node;
+    row.node = nodes[i]->node;
     if (on[i] != nullptr) {
       row.has_start = on[i]->has_start;
       row.has_finish = on[i]->has_finish;
@@ -113,14 +113,14 @@ void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
                                                                      : "Finish"));
       report.violations.push_back({!row.has_start ? "missing-start" : "missing-finish", std::nullopt,
                                    {row.node},
-                                   fmt::format("{} (WAL read up to {})", lacking.back(), nodes[i].end.ToString())});
+                                   fmt::format("{} (WAL read up to {})", lacking.back(), nodes[i]->end.ToString())});
     }
     report.nodes.push_back(row);
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (on[i] != nullptr && on[i]->unverifiable) {
       report.status = CutStatus::kUnverifiable;
-      report.reason = fmt::format("{}: WAL damaged in the cut's range: {}", nodes[i].node, *on[i]->unverifiable);
+      report.reason = fmt::format("{}: WAL damaged in the cut's range: {}", nodes[i]->node, *on[i]->unverifiable);
     }
   }
   if (!all_records) {
@@ -135,14 +135,14 @@ void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& p : on[i]->problems) {
-      Violation v{p.kind, std::nullopt, {nodes[i].node}, fmt::format("{} (at {})", p.detail, p.at.ToString())};
+      Violation v{p.kind, std::nullopt, {nodes[i]->node}, fmt::format("{} (at {})", p.detail, p.at.ToString())};
       if (!p.xid.IsNull()) v.xid = p.xid;
       report.violations.push_back(std::move(v));
     }
     if (on[i]->base != report.base) {
-      report.violations.push_back({"base-mismatch", std::nullopt, {nodes[i].node},
+      report.violations.push_back({"base-mismatch", std::nullopt, {nodes[i]->node},
                                    fmt::format("increment of \"{}\" here but of \"{}\" on {}", on[i]->base,
-                                               report.base, nodes[0].node)});
+                                               report.base, nodes[0]->node)});
     }
   }
   // Every transaction on the same side on every node that committed it.
@@ -157,10 +157,10 @@ void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
       auto [it, fresh] = first.emplace(t.xid, Seen{t.side, i, t.commit});
       if (!fresh && it->second.side != t.side) {
         report.violations.push_back(
-            {"side-mismatch", t.xid, {nodes[it->second.node].node, nodes[i].node},
+            {"side-mismatch", t.xid, {nodes[it->second.node]->node, nodes[i]->node},
              fmt::format("{} on {} (commit at {}), {} on {} (commit at {}); Start/Finish at {}/{} and {}/{}",
-                         SideName(it->second.side), nodes[it->second.node].node, it->second.at.ToString(),
-                         SideName(t.side), nodes[i].node, t.commit.ToString(),
+                         SideName(it->second.side), nodes[it->second.node]->node, it->second.at.ToString(),
+                         SideName(t.side), nodes[i]->node, t.commit.ToString(),
                          on[it->second.node]->start.ToString(), on[it->second.node]->finish.ToString(),
                          on[i]->start.ToString(), on[i]->finish.ToString())});
       }
@@ -175,9 +175,9 @@ void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
   std::vector<bool> window_sound(nodes.size(), true);
   for (size_t o = 0; o < nodes.size(); ++o) {
     if (pos[o] == 0) continue;
-    const wal::Uuid prev = nodes[o].cuts[pos[o] - 1].id;
+    const wal::Uuid prev = nodes[o]->cuts[pos[o] - 1].id;
     for (const auto& n : nodes) {
-      const CutOnNode* p = FindCut(n, prev);
+      const CutOnNode* p = FindCut(*n, prev);
       if (p == nullptr || !p->has_finish) window_sound[o] = false;
     }
   }
@@ -189,9 +189,9 @@ void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
         if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
         if (FindTx(*on[o->second], t.xid) == nullptr) {
           report.violations.push_back(
-              {"before-missing-on-participant", t.xid, {nodes[i].node, nodes[o->second].node},
+              {"before-missing-on-participant", t.xid, {nodes[i]->node, nodes[o->second]->node},
                fmt::format("Before on {} (commit at {}) but not committed near the cut on participant {}",
-                           nodes[i].node, t.commit.ToString(), nodes[o->second].node)});
+                           nodes[i]->node, t.commit.ToString(), nodes[o->second]->node)});
         }
       }
     }
@@ -205,10 +205,10 @@ void CheckCut(const std::vector<NodeIndex>& all, CutReport& report) {
 }
 
 // Before of cut k is contained in Before of cut k+1, on every node.
-void CheckNesting(const std::vector<NodeIndex>& nodes, CutReport& prev, CutReport& next) {
+void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, CutReport& next) {
   for (const auto& n : nodes) {
-    const CutOnNode* a = FindCut(n, prev.id);
-    const CutOnNode* b = FindCut(n, next.id);
+    const CutOnNode* a = FindCut(*n, prev.id);
+    const CutOnNode* b = FindCut(*n, next.id);
     if (a == nullptr || b == nullptr || !a->has_finish || !b->has_finish) continue;
     std::set<wal::TxId> after_next(b->after.begin(), b->after.end());
     for (const auto& t : b->txs) {
@@ -216,9 +216,9 @@ void CheckNesting(const std::vector<NodeIndex>& nodes, CutReport& prev, CutRepor
     }
     for (const auto& t : a->txs) {
       if (t.side == Side::kBefore && after_next.count(t.xid)) {
-        next.violations.push_back({"not-nested", t.xid, {n.node},
+        next.violations.push_back({"not-nested", t.xid, {n->node},
                                    fmt::format("Before in cut {} but After in this cut on {} (commit at {})",
-                                               prev.id.ToString(), n.node, t.commit.ToString())});
+                                               prev.id.ToString(), n->node, t.commit.ToString())});
         if (next.status == CutStatus::kConsistent) {
           next.status = CutStatus::kInconsistent;
           next.reason = "increments are not nested";
@@ -233,12 +233,13 @@ void CheckNesting(const std::vector<NodeIndex>& nodes, CutReport& prev, CutRepor
 ClusterReport CheckCluster(const std::vector<NodeIndex>& given) {
   ClusterReport out;
   // Node order, whatever order the indexes (or summary files) came in.
-  std::vector<NodeIndex> nodes = given;
+  std::vector<const NodeIndex*> nodes;
+  for (const auto& n : given) nodes.push_back(&n);
   std::stable_sort(nodes.begin(), nodes.end(),
-                   [](const NodeIndex& a, const NodeIndex& b) { return a.order < b.order; });
+                   [](const NodeIndex* a, const NodeIndex* b) { return a->order < b->order; });
   std::vector<wal::Uuid> order;
   for (const auto& n : nodes) {
-    for (const auto& c : n.cuts) {
+    for (const auto& c : n->cuts) {
       if (std::find(order.begin(), order.end(), c.id) == order.end()) order.push_back(c.id);
     }
   }
