@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -36,13 +39,6 @@ const CutOnNode* FindCut(const NodeIndex& n, const wal::Uuid& id, size_t* pos = 
   return nullptr;
 }
 
-const TxSide* FindTx(const CutOnNode& c, const wal::TxId& xid) {
-  for (const auto& t : c.txs) {
-    if (t.xid == xid) return &t;
-  }
-  return nullptr;
-}
-
 const char* SideName(Side s) { return s == Side::kBefore ? "Before" : "After"; }
 
 bool HasSnapshot(const NodeIndex& n, const std::string& name) {
@@ -69,7 +65,11 @@ std::vector<const NodeIndex*> Baseline(const std::vector<const NodeIndex*>& all,
   return out;
 }
 
-void CheckCut(const std::vector<const NodeIndex*>& all, CutReport& report) {
+// `last_start[i]`: the latest Start timestamp node `all[i]` has read. Violations whose
+// detail must end with where a node's WAL ends are listed in `end_notes` (violation,
+// node), to be completed when the reading is over.
+void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64_t>& last_start, CutReport& report,
+              std::vector<std::pair<size_t, const NodeIndex*>>* end_notes) {
   const wal::Uuid id = report.id;
   const std::vector<const NodeIndex*> nodes = Baseline(all, id);
   std::map<uint16_t, size_t> by_order;
@@ -88,9 +88,9 @@ void CheckCut(const std::vector<const NodeIndex*>& all, CutReport& report) {
   // The cut is over (and so cannot still be running) when any node wrote something
   // later: a later cut's Start, or a later full snapshot.
   bool over = false;
-  for (const auto& n : all) {
-    for (const auto& k : n->cuts) over = over || (k.has_start && k.start_ts > report.start_ts);
-    for (const auto& s : n->snapshots) over = over || s.timestamp > report.start_ts;
+  for (size_t i = 0; i < all.size(); ++i) {
+    over = over || last_start[i] > report.start_ts;
+    for (const auto& s : all[i]->snapshots) over = over || s.timestamp > report.start_ts;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     CutNodeRow row;
@@ -111,9 +111,9 @@ void CheckCut(const std::vector<const NodeIndex*>& all, CutReport& report) {
                                     !row.has_start && !row.has_finish ? "Start and Finish"
                                     : !row.has_start                 ? "Start"
                                                                      : "Finish"));
+      end_notes->emplace_back(report.violations.size(), nodes[i]);
       report.violations.push_back({!row.has_start ? "missing-start" : "missing-finish", std::nullopt,
-                                   {row.node},
-                                   fmt::format("{} (WAL read up to {})", lacking.back(), nodes[i]->end.ToString())});
+                                   {row.node}, lacking.back()});
     }
     report.nodes.push_back(row);
   }
@@ -151,7 +151,10 @@ void CheckCut(const std::vector<const NodeIndex*>& all, CutReport& report) {
     size_t node;
     wal::Pointer at;
   };
-  std::map<wal::TxId, Seen> first;
+  std::unordered_map<wal::TxId, Seen, wal::TxIdHash> first;
+  size_t total = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) total += on[i]->txs.size();
+  first.reserve(total);
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& t : on[i]->txs) {
       auto [it, fresh] = first.emplace(t.xid, Seen{t.side, i, t.commit});
@@ -173,6 +176,7 @@ void CheckCut(const std::vector<const NodeIndex*>& all, CutReport& report) {
   // window) to have finished everywhere: a failed cut does not wait for the transactions
   // it watched, so one of them can still be in flight at the next cut's start.
   std::vector<bool> window_sound(nodes.size(), true);
+  std::vector<std::unordered_set<wal::TxId, wal::TxIdHash>> windows(nodes.size());  // built when needed
   for (size_t o = 0; o < nodes.size(); ++o) {
     if (pos[o] == 0) continue;
     const wal::Uuid prev = nodes[o]->cuts[pos[o] - 1].id;
@@ -187,7 +191,12 @@ void CheckCut(const std::vector<const NodeIndex*>& all, CutReport& report) {
       for (uint16_t order : t.participants) {
         auto o = by_order.find(order);
         if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
-        if (FindTx(*on[o->second], t.xid) == nullptr) {
+        auto& window = windows[o->second];
+        if (window.empty() && !on[o->second]->txs.empty()) {
+          window.reserve(on[o->second]->txs.size());
+          for (const auto& w : on[o->second]->txs) window.insert(w.xid);
+        }
+        if (window.count(t.xid) == 0) {
           report.violations.push_back(
               {"before-missing-on-participant", t.xid, {nodes[i]->node, nodes[o->second]->node},
                fmt::format("Before on {} (commit at {}) but not committed near the cut on participant {}",
@@ -228,41 +237,117 @@ void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, C
   }
 }
 
-}  // namespace
-
-ClusterReport CheckCluster(const std::vector<NodeIndex>& given) {
-  ClusterReport out;
-  // Node order, whatever order the indexes (or summary files) came in.
-  std::vector<const NodeIndex*> nodes;
-  for (const auto& n : given) nodes.push_back(&n);
-  std::stable_sort(nodes.begin(), nodes.end(),
-                   [](const NodeIndex* a, const NodeIndex* b) { return a->order < b->order; });
-  std::vector<wal::Uuid> order;
-  for (const auto& n : nodes) {
-    for (const auto& c : n->cuts) {
-      if (std::find(order.begin(), order.end(), c.id) == order.end()) order.push_back(c.id);
+// Releases what only the check of this cut needed, on every node.
+void Release(std::vector<NodeIndex>& views, const wal::Uuid& id) {
+  for (auto& v : views) {
+    for (auto& c : v.cuts) {
+      if (c.id != id) continue;
+      std::vector<TxSide>().swap(c.txs);
+      std::vector<wal::TxId>().swap(c.before);
+      std::vector<wal::TxId>().swap(c.after);
+      std::vector<LocalProblem>().swap(c.problems);
     }
   }
-  for (const auto& id : order) {
+}
+
+}  // namespace
+
+StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> given) {
+  const size_t n = given.size();
+  std::vector<std::optional<CutOnNode>> first_head(n);
+  std::vector<bool> first_ended(n, false);
+  // The first cut of each node (or its end) tells its order: nodes go in node order.
+  for (size_t i = 0; i < n; ++i) {
+    CutOnNode c;
+    if (given[i]->Next(&c)) {
+      first_head[i] = std::move(c);
+    } else {
+      first_ended[i] = true;
+    }
+  }
+  std::vector<NodeIndex> progress(n);
+  for (size_t i = 0; i < n; ++i) progress[i] = given[i]->Progress();
+  std::vector<size_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = i;
+  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) { return progress[a].order < progress[b].order; });
+  std::vector<std::unique_ptr<CutFeed>> feeds(n);
+  std::vector<std::optional<CutOnNode>> head(n);
+  std::vector<bool> ended(n);
+  StreamedCluster out;
+  std::vector<NodeIndex>& views = out.nodes;
+  views.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    feeds[k] = std::move(given[perm[k]]);
+    head[k] = std::move(first_head[perm[k]]);
+    ended[k] = first_ended[perm[k]];
+    views[k] = std::move(progress[perm[k]]);
+  }
+  std::vector<const NodeIndex*> ptrs;
+  for (const auto& v : views) ptrs.push_back(&v);
+  std::vector<uint64_t> last_start(n, 0);
+  std::vector<std::tuple<size_t, size_t, const NodeIndex*>> end_notes;  // cut, violation, node
+  std::map<std::string, size_t> last;  // base -> its last consistent cut, kept for nesting
+  std::map<std::string, uint32_t> increments;
+  for (;;) {
+    // Every node one cut ahead (or at its end): then the earliest head is the next cut.
+    size_t best = n;
+    for (size_t i = 0; i < n; ++i) {
+      if (!head[i] && !ended[i]) {
+        CutOnNode c;
+        if (feeds[i]->Next(&c)) {
+          head[i] = std::move(c);
+        } else {
+          ended[i] = true;
+        }
+      }
+      auto key = [&](size_t k) { return head[k]->has_start ? head[k]->start_ts : 0; };
+      if (head[i] && (best == n || key(i) < key(best))) best = i;
+    }
+    if (best == n) break;
+    const wal::Uuid id = head[best]->id;
+    for (size_t i = 0; i < n; ++i) {
+      if (head[i] && head[i]->id == id) {
+        views[i].cuts.push_back(std::move(*head[i]));
+        head[i].reset();
+      }
+      views[i].snapshots = feeds[i]->Snapshots();
+      last_start[i] = feeds[i]->LastStartTs();
+    }
     CutReport r;
     r.id = id;
-    CheckCut(nodes, r);
-    out.cuts.push_back(std::move(r));
+    std::vector<std::pair<size_t, const NodeIndex*>> notes;
+    CheckCut(ptrs, last_start, r, &notes);
+    for (const auto& [v, node] : notes) end_notes.emplace_back(out.report.cuts.size(), v, node);
+    // Each consistent cut against the last consistent cut of the same base.
+    auto it = last.find(r.base);
+    if (it != last.end()) CheckNesting(ptrs, out.report.cuts[it->second], r);
+    const bool consistent = r.status == CutStatus::kConsistent;
+    if (consistent && !r.base.empty()) r.increment = ++increments[r.base];
+    out.report.cuts.push_back(std::move(r));
+    const size_t index = out.report.cuts.size() - 1;
+    if (consistent) {
+      if (it != last.end()) Release(views, out.report.cuts[it->second].id);
+      last[out.report.cuts[index].base] = index;
+    } else {
+      Release(views, id);
+    }
   }
-  std::stable_sort(out.cuts.begin(), out.cuts.end(),
-                   [](const CutReport& a, const CutReport& b) { return a.start_ts < b.start_ts; });
-  // Each consistent cut against the last consistent cut of the same base.
-  std::map<std::string, size_t> last;
-  for (size_t i = 0; i < out.cuts.size(); ++i) {
-    auto it = last.find(out.cuts[i].base);
-    if (it != last.end()) CheckNesting(nodes, out.cuts[it->second], out.cuts[i]);
-    if (out.cuts[i].status == CutStatus::kConsistent) last[out.cuts[i].base] = i;
+  for (size_t i = 0; i < n; ++i) {
+    NodeIndex final_progress = feeds[i]->Progress();
+    final_progress.cuts = std::move(views[i].cuts);
+    views[i] = std::move(final_progress);
   }
-  std::map<std::string, uint32_t> increments;
-  for (auto& c : out.cuts) {
-    if (c.status == CutStatus::kConsistent && !c.base.empty()) c.increment = ++increments[c.base];
+  for (const auto& [c, v, node] : end_notes) {
+    auto& detail = out.report.cuts[c].violations[v].detail;
+    detail += fmt::format(" (WAL read up to {})", node->end.ToString());
   }
   return out;
+}
+
+ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes) {
+  std::vector<std::unique_ptr<CutFeed>> feeds;
+  for (const auto& index : indexes) feeds.push_back(IndexFeed(index));
+  return CheckClusterStreaming(std::move(feeds)).report;
 }
 
 }  // namespace cut

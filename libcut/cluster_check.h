@@ -7,6 +7,7 @@
 // key-order, not-nested, base-mismatch, finish-without-start, finish-after-next-start.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,7 +51,16 @@ struct ClusterReport {
   bool ok() const;
 };
 
-// `indexes` are the baseline server nodes, in node order.
+// `indexes`: the server nodes, in any order (they are taken in node order).
 ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes);
+
+// The same check, pulling each node's cuts from its feed in step: a cut is checked as
+// soon as every node has handed over its next cut (or reached its end), and what only
+// that check needed is released, so memory is bounded by a few windows per node.
+struct StreamedCluster {
+  ClusterReport report;
+  std::vector<NodeIndex> nodes;  // in node order; cuts without their transactions and sets
+};
+StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds);
 
 }  // namespace cut

@@ -1,9 +1,12 @@
 #include "libcut/cut_index.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -60,7 +63,9 @@ std::vector<uint16_t> Participants(const wal::TxRecord& t) {
 
 class IndexBuilder {
  public:
-  explicit IndexBuilder(NodeIndex* index) : index_(index) {}
+  // Cuts whose window is complete go to `ready`, in WAL order.
+  IndexBuilder(NodeIndex* index, std::deque<CutOnNode>* ready) : index_(index), ready_(ready) {}
+  uint64_t last_start_ts() const { return last_start_ts_; }
 
   void OnRecord(const wal::Record& r) {
     ++index_->records;
@@ -115,7 +120,8 @@ class IndexBuilder {
     for (auto& s : states_) {
       if (!s.finalized) Finalize(s);
     }
-    for (auto& s : states_) index_->cuts.push_back(std::move(s.cut));
+    for (auto& s : states_) ready_->push_back(std::move(s.cut));
+    states_.clear();
   }
 
  private:
@@ -164,7 +170,9 @@ class IndexBuilder {
       }
     }
     last_start_ = r.ptr;
+    last_start_ts_ = std::max(last_start_ts_, st.timestamp);
     Trim();
+    Emit();
   }
 
   void OnFinish(const wal::Record& r) {
@@ -190,17 +198,28 @@ class IndexBuilder {
       s->cut.problems.push_back({"finish-after-next-start", {}, r.ptr,
                                  "Finish record written after the next cut's Start record"});
     }
+    Emit();
+  }
+
+  // A finalized cut is handed over once nothing more can change it: it has its Finish
+  // record, or the cut after it is finalized too (a Finish written later still is
+  // reported on a cut of its own).
+  void Emit() {
+    while (!states_.empty() && states_.front().finalized &&
+           (states_.front().cut.has_finish || (states_.size() > 1 && states_[1].finalized))) {
+      ready_->push_back(std::move(states_.front().cut));
+      states_.erase(states_.begin());
+    }
   }
 
   // Commits before the last cut's window are no longer needed by any cut.
   void Trim() {
-    wal::Pointer keep{};
+    wal::Pointer keep = last_start_;
     for (const auto& s : states_) {
       if (!s.finalized) {
         keep = s.window_begin;
         break;
       }
-      keep = s.cut.start;
     }
     while (!buffer_.empty() && buffer_.front().ptr < keep) buffer_.pop_front();
   }
@@ -316,6 +335,8 @@ class IndexBuilder {
   }
 
   NodeIndex* index_;
+  std::deque<CutOnNode>* ready_;
+  uint64_t last_start_ts_ = 0;
   std::unordered_map<wal::TxId, std::vector<Write>, wal::TxIdHash> pending_;
   std::deque<Commit> buffer_;
   std::vector<CutState> states_;
@@ -334,16 +355,182 @@ Side SideOf(const CutOnNode& c, const wal::TxId& xid, const wal::Pointer& commit
   return Side::kAfter;
 }
 
-wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir) {
-  NodeIndex index;
-  index.node = node;
-  IndexBuilder builder(&index);
-  auto reader = wal::WalReader::OpenDirectory(wal_dir, {}, [&](const wal::Issue& i) { builder.OnIssue(i); });
+struct NodeIndexStream::Impl {
+  NodeIndex progress;
+  std::deque<CutOnNode> ready;
+  IndexBuilder builder{&progress, &ready};
+  std::unique_ptr<wal::WalReader> reader;
+  bool done = false;
+};
+
+NodeIndexStream::NodeIndexStream() : impl_(std::make_unique<Impl>()) {}
+NodeIndexStream::~NodeIndexStream() = default;
+
+wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::string& node,
+                                                                    const std::string& wal_dir) {
+  std::unique_ptr<NodeIndexStream> s(new NodeIndexStream());
+  Impl* impl = s->impl_.get();
+  impl->progress.node = node;
+  // Many nodes are read at once: the pages of each segment go back as they are read.
+  wal::ReaderOptions options;
+  options.release_consumed = true;
+  auto reader =
+      wal::WalReader::OpenDirectory(wal_dir, options, [impl](const wal::Issue& i) { impl->builder.OnIssue(i); });
   if (!reader.ok()) return reader.status();
+  impl->reader = std::move(reader).value();
+  return s;
+}
+
+bool NodeIndexStream::Next(CutOnNode* out) {
+  Impl& m = *impl_;
   const wal::Record* r = nullptr;
-  while ((*reader)->Next(&r)) builder.OnRecord(*r);
-  builder.Finish((*reader)->end());
+  while (m.ready.empty() && !m.done) {
+    if (m.reader->Next(&r)) {
+      m.builder.OnRecord(*r);
+    } else {
+      m.builder.Finish(m.reader->end());
+      m.done = true;
+    }
+  }
+  if (m.ready.empty()) return false;
+  *out = std::move(m.ready.front());
+  m.ready.pop_front();
+  return true;
+}
+
+const NodeIndex& NodeIndexStream::progress() const { return impl_->progress; }
+uint64_t NodeIndexStream::last_start_ts() const { return impl_->builder.last_start_ts(); }
+
+wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir) {
+  auto stream = NodeIndexStream::Open(node, wal_dir);
+  if (!stream.ok()) return stream.status();
+  std::vector<CutOnNode> cuts;
+  CutOnNode c;
+  while ((*stream)->Next(&c)) cuts.push_back(std::move(c));
+  NodeIndex index = (*stream)->progress();
+  index.cuts = std::move(cuts);
   return index;
+}
+
+namespace {
+
+class IndexFeedImpl : public CutFeed {
+ public:
+  explicit IndexFeedImpl(const NodeIndex& index) : index_(index) {
+    for (const auto& c : index.cuts) {
+      if (c.has_start) last_start_ = std::max(last_start_, c.start_ts);
+    }
+  }
+  bool Next(CutOnNode* out) override {
+    if (next_ == index_.cuts.size()) return false;
+    *out = index_.cuts[next_++];
+    return true;
+  }
+  NodeIndex Progress() override {
+    NodeIndex p;
+    p.node = index_.node;
+    p.node_id = index_.node_id;
+    p.order = index_.order;
+    p.snapshots = index_.snapshots;
+    p.read_errors = index_.read_errors;
+    p.read_error_at = index_.read_error_at;
+    p.end = index_.end;
+    p.records = index_.records;
+    return p;
+  }
+  std::vector<BaseSnapshot> Snapshots() override { return index_.snapshots; }
+  uint64_t LastStartTs() override { return last_start_; }
+
+ private:
+  const NodeIndex& index_;
+  size_t next_ = 0;
+  uint64_t last_start_ = 0;
+};
+
+// The reading runs ahead on its own thread, at most kAhead cuts in front of the consumer.
+class WalFeedImpl : public CutFeed {
+ public:
+  explicit WalFeedImpl(std::unique_ptr<NodeIndexStream> stream) : stream_(std::move(stream)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~WalFeedImpl() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  bool Next(CutOnNode* out) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (queue_.empty()) return false;
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    return true;
+  }
+  NodeIndex Progress() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return progress_;
+  }
+  std::vector<BaseSnapshot> Snapshots() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return progress_.snapshots;
+  }
+  uint64_t LastStartTs() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_start_;
+  }
+
+ private:
+  static constexpr size_t kAhead = 2;
+
+  void Run() {
+    CutOnNode c;
+    for (;;) {
+      const bool more = stream_->Next(&c);
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return queue_.size() < kAhead || stop_; });
+      if (stop_) return;
+      if (more) queue_.push_back(std::move(c));
+      // The consumer sees what has been read so far; read errors only at the end.
+      const NodeIndex& p = stream_->progress();
+      progress_.node = p.node;
+      progress_.node_id = p.node_id;
+      progress_.order = p.order;
+      progress_.snapshots = p.snapshots;
+      progress_.end = p.end;
+      progress_.records = p.records;
+      last_start_ = stream_->last_start_ts();
+      if (!more) {
+        progress_ = p;
+        done_ = true;
+      }
+      cv_.notify_all();
+      if (!more) return;
+    }
+  }
+
+  std::unique_ptr<NodeIndexStream> stream_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<CutOnNode> queue_;
+  NodeIndex progress_;
+  uint64_t last_start_ = 0;
+  bool done_ = false;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace
+
+std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index) { return std::make_unique<IndexFeedImpl>(index); }
+
+wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const std::string& wal_dir) {
+  auto stream = NodeIndexStream::Open(node, wal_dir);
+  if (!stream.ok()) return stream.status();
+  return std::unique_ptr<CutFeed>(std::make_unique<WalFeedImpl>(std::move(stream).value()));
 }
 
 }  // namespace cut

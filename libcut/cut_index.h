@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,5 +79,45 @@ Side SideOf(const CutOnNode& cut, const wal::TxId& xid, const wal::Pointer& comm
 // Reads the node WAL of `wal_dir` once. Only failure to open is an error; every problem
 // inside the WAL is recorded in the index.
 wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir);
+
+// The same reading, handing over each cut as soon as its window is complete (the next
+// cut's Start, or the end of the WAL, has been read), in WAL order: a cluster can then be
+// checked cut by cut, with memory bounded by the open windows rather than the log.
+// BuildNodeIndex is this stream drained.
+class NodeIndexStream {
+ public:
+  static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const std::string& wal_dir);
+  ~NodeIndexStream();
+  // The next cut; false once the WAL is read to its end and every cut handed over.
+  bool Next(CutOnNode* out);
+  // What has been read so far: node id and order, snapshots, read errors, end, records
+  // (no cuts). Final once Next() returned false.
+  const NodeIndex& progress() const;
+  // The latest Start record's timestamp read so far (0 before any).
+  uint64_t last_start_ts() const;
+
+ private:
+  NodeIndexStream();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One node's cuts, in the order of its WAL, for the cluster check (cluster_check.h).
+class CutFeed {
+ public:
+  virtual ~CutFeed() = default;
+  // The next cut of this node; false at the end.
+  virtual bool Next(CutOnNode* out) = 0;
+  // What the node's reading has found so far, without cuts (see NodeIndexStream); final
+  // once Next() returned false.
+  virtual NodeIndex Progress() = 0;
+  virtual std::vector<BaseSnapshot> Snapshots() = 0;  // Progress().snapshots, cheaper
+  virtual uint64_t LastStartTs() = 0;
+};
+
+// A feed over an index already built (a WAL read whole, or a summary file).
+std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index);
+// A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
+wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const std::string& wal_dir);
 
 }  // namespace cut

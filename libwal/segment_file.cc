@@ -69,6 +69,7 @@ SegmentBytes& SegmentBytes::operator=(SegmentBytes&& other) noexcept {
   Release();
   map_ = std::exchange(other.map_, nullptr);
   map_size_ = std::exchange(other.map_size_, 0);
+  dropped_ = std::exchange(other.dropped_, 0);
   bool owned = other.data_ != nullptr && other.data_ == other.owned_.data();
   owned_ = std::move(other.owned_);
   data_ = owned ? owned_.data() : other.data_;
@@ -84,6 +85,7 @@ void SegmentBytes::Release() {
   if (map_ != nullptr) munmap(map_, map_size_);
   map_ = nullptr;
   map_size_ = 0;
+  dropped_ = 0;
   data_ = nullptr;
   size_ = 0;
   owned_.clear();
@@ -115,7 +117,16 @@ Status ReadWhole(int fd, const std::string& path, size_t size, std::string* out)
 
 }  // namespace
 
-Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file) {
+void SegmentBytes::DropBefore(size_t offset) {
+  if (map_ == nullptr) return;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t upto = std::min(offset, map_size_) / page * page;
+  if (upto <= dropped_) return;
+  madvise(static_cast<char*>(map_) + dropped_, upto - dropped_, MADV_DONTNEED);
+  dropped_ = upto;
+}
+
+Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy) {
   if (file.memory) {
     if (!file.compressed) return FromString(*file.memory);
     auto plain = DecompressLz4Frame(*file.memory, kMaxSegmentSize);
@@ -162,7 +173,7 @@ Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file) {
     ::close(fd);
     return s;
   }
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0);
   if (map == MAP_FAILED) {
     std::string bytes;
     Status rs = ReadWhole(fd, file.path, size, &bytes);

@@ -43,10 +43,14 @@ class SegmentBytes {
 
   // kIoError when the file cannot be read; kCorruption (with the compressed byte
   // offset) when an LZ4 frame is damaged.
-  static Result<SegmentBytes> Load(const SegmentFile& file);
+  // `lazy`: a mapped file is paged in as it is read, not all at once.
+  static Result<SegmentBytes> Load(const SegmentFile& file, bool lazy = false);
   static SegmentBytes FromString(std::string bytes);
 
   std::string_view bytes() const { return {data_, size_}; }
+  // The bytes before `offset` will not be looked at again: a mapped file gives their
+  // pages back (they are read again from the file if they are). Views into them die.
+  void DropBefore(size_t offset);
 
  private:
   void Release();
@@ -55,6 +59,7 @@ class SegmentBytes {
   size_t size_ = 0;
   void* map_ = nullptr;
   size_t map_size_ = 0;
+  size_t dropped_ = 0;
   std::string owned_;
 };
 

@@ -113,10 +113,11 @@ Issue WalReader::MakeIssue(IssueKind kind, uint64_t offset, std::string message)
 bool WalReader::LoadNextSegment() {
   while (file_idx_ < files_.size()) {
     record_index_ = 0;
-    Result<SegmentBytes> loaded = next_started_ ? next_.get() : SegmentBytes::Load(files_[file_idx_]);
+    const bool lazy = options_.release_consumed;
+    Result<SegmentBytes> loaded = next_started_ ? next_.get() : SegmentBytes::Load(files_[file_idx_], lazy);
     next_started_ = false;
     if (options_.prefetch && file_idx_ + 1 < files_.size()) {
-      next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1]] { return SegmentBytes::Load(f); });
+      next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1], lazy] { return SegmentBytes::Load(f, lazy); });
       next_started_ = true;
     }
     if (!loaded.ok()) {
@@ -131,6 +132,7 @@ bool WalReader::LoadNextSegment() {
     bytes_ = std::move(loaded).value();
     loaded_ = true;
     pos_ = 0;
+    released_ = 0;
     record_index_ = 0;
     saw_switch_ = false;
     ++segments_read_;
@@ -281,6 +283,10 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
 }
 
 bool WalReader::Step() {
+  if (options_.release_consumed && pos_ >= released_ + (1u << 20)) {
+    bytes_.DropBefore(pos_);  // the record returned last is dead by now
+    released_ = pos_;
+  }
   std::string_view data = bytes_.bytes();
   const SegmentFile& f = files_[file_idx_];
   if (pos_ == 0 && options_.from_is_boundary && f.index == options_.from.segment &&

@@ -72,6 +72,10 @@ struct ReaderOptions {
   // `from` is known to be a record boundary (a pointer this reader returned as end()):
   // reading starts there directly instead of at the segment's beginning.
   bool from_is_boundary = false;
+  // Give back the pages of a mapped segment once read past (every MiB), and page it in
+  // as read: resident memory stays small when many WALs are read at once. A record's
+  // views are then valid only until the next Next(), as always.
+  bool release_consumed = false;
 };
 
 class WalReader {
@@ -120,6 +124,7 @@ class WalReader {
   std::future<Result<SegmentBytes>> next_;  // the load of files_[file_idx_ + 1], if started
   bool next_started_ = false;
   uint64_t pos_ = 0;
+  uint64_t released_ = 0;  // DropBefore() done up to here (release_consumed)
   uint64_t record_index_ = 0;
   bool saw_switch_ = false;
 

@@ -68,6 +68,10 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
     if (std::none_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; })) {
       return wal::Status::NotFound(fmt::format("no node \"{}\" in \"{}\"", want, cluster_dir));
     }
+    if (std::none_of(c.nodes.begin(), c.nodes.end(), [&](const cut::CutNodeRow& row) { return row.node == want; })) {
+      return wal::Status::NotFound(fmt::format("{} takes no part in cut {}: it does not hold its base snapshot \"{}\"",
+                                               want, c.id.ToString(), c.base));
+    }
   }
   for (const auto& n : indexes) {
     if (!only_nodes.empty() && std::find(only_nodes.begin(), only_nodes.end(), n.node) == only_nodes.end()) {

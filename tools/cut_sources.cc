@@ -42,6 +42,51 @@ bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output,
   return true;
 }
 
+namespace {
+
+// The first errors of a node locate the damage; the rest only count.
+void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
+  constexpr size_t kShown = 10;
+  for (size_t e = 0; e < index.read_errors.size() && e < kShown; ++e) output.Error("{}", index.read_errors[e]);
+  if (index.read_errors.size() > kShown) {
+    output.Error("{}: {} more read errors not shown", index.node, index.read_errors.size() - kShown);
+  }
+}
+
+}  // namespace
+
+bool CheckFromWal(const std::vector<std::string>& paths, Output& output, cut::StreamedCluster* out, int* code) {
+  auto inputs = ResolveWalInputs(paths);
+  if (!inputs.ok()) {
+    output.Error("{}", inputs.status().message());
+    *code = kExitUnreadable;
+    return false;
+  }
+  std::vector<std::unique_ptr<cut::CutFeed>> feeds;
+  for (const auto& in : *inputs) {
+    if (in.wal_dir.empty()) {
+      output.Error("cut analysis needs node WAL directories, not single segment files");
+      *code = kExitUsage;
+      return false;
+    }
+    auto feed = cut::WalFeed(in.node, in.wal_dir);
+    if (!feed.ok()) {
+      output.Error("{}", feed.status().message());
+      *code = kExitUnreadable;
+      return false;
+    }
+    feeds.push_back(std::move(feed).value());
+  }
+  *out = cut::CheckClusterStreaming(std::move(feeds));
+  // In the order the nodes were given, as when they are read whole.
+  for (const auto& in : *inputs) {
+    for (const auto& n : out->nodes) {
+      if (n.node == in.node) PrintReadErrors(n, output);
+    }
+  }
+  return true;
+}
+
 bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
                               std::vector<cut::NodeIndex>* out, int* code) {
   for (const auto& f : files) {

@@ -14,6 +14,9 @@ namespace tools {
 // and returns the exit code in *code.
 bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output,
                         std::vector<cut::NodeIndex>* out, int* code);
+// Checks the cluster under `paths` cut by cut while reading its node WALs (one thread
+// per node), then prints each node's first read errors.
+bool CheckFromWal(const std::vector<std::string>& paths, Output& output, cut::StreamedCluster* out, int* code);
 bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
                               std::vector<cut::NodeIndex>* out, int* code);
 

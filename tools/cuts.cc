@@ -29,9 +29,18 @@ std::string PtrOrNull(bool has, const wal::Pointer& p) {
 int RunCuts(const CutsOptions& o, Output& output) {
   std::vector<cut::NodeIndex> indexes;
   int code = kExitOk;
-  if (!LoadIndexesFromWal(o.paths, output, &indexes, &code)) return code;
+  cut::ClusterReport report;
   bool damaged = false;
-  for (const auto& n : indexes) damaged |= !n.read_errors.empty();
+  if (o.summary_out.empty() && o.svg_out.empty()) {
+    // Listing only: cut by cut, in bounded memory.
+    cut::StreamedCluster streamed;
+    if (!CheckFromWal(o.paths, output, &streamed, &code)) return code;
+    for (const auto& n : streamed.nodes) damaged |= !n.read_errors.empty();
+    report = std::move(streamed.report);
+  } else {
+    if (!LoadIndexesFromWal(o.paths, output, &indexes, &code)) return code;
+    for (const auto& n : indexes) damaged |= !n.read_errors.empty();
+  }
   if (!o.summary_out.empty()) {
     if (indexes.size() != 1) {
       output.Error("--summary writes one node's summary: give one node directory, not {} nodes", indexes.size());
@@ -48,7 +57,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
     }
     return damaged ? kExitProblems : kExitOk;
   }
-  cut::ClusterReport report = cut::CheckCluster(indexes);
+  if (!o.svg_out.empty()) report = cut::CheckCluster(indexes);
   if (!o.svg_out.empty()) {
     size_t chosen = report.cuts.size();
     if (o.cut) {
@@ -129,12 +138,15 @@ int RunCuts(const CutsOptions& o, Output& output) {
 int RunCheck(const CheckOptions& o, Output& output) {
   std::vector<cut::NodeIndex> indexes;
   int code = kExitOk;
+  cut::ClusterReport report;
   if (!o.summaries.empty()) {
     if (!LoadIndexesFromSummaries(o.summaries, output, &indexes, &code)) return code;
-  } else if (!LoadIndexesFromWal(o.paths, output, &indexes, &code)) {
-    return code;
+    report = cut::CheckCluster(indexes);
+  } else {
+    cut::StreamedCluster streamed;
+    if (!CheckFromWal(o.paths, output, &streamed, &code)) return code;
+    report = std::move(streamed.report);
   }
-  cut::ClusterReport report = cut::CheckCluster(indexes);
   std::vector<size_t> chosen;
   if (o.cut) {
     size_t i = 0;

@@ -73,6 +73,15 @@ int RunRestore(const RestoreOptions& o, Output& output) {
       return kExitUsage;
     }
   }
+  for (const auto& want : o.nodes) {
+    const auto& rows = report.cuts[chosen].nodes;
+    bool known = std::any_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; });
+    if (known && std::none_of(rows.begin(), rows.end(), [&](const cut::CutNodeRow& r) { return r.node == want; })) {
+      output.Error("--node {}: it takes no part in cut {} (it does not hold its base snapshot \"{}\")", want,
+                   report.cuts[chosen].id.ToString(), report.cuts[chosen].base);
+      return kExitUsage;
+    }
+  }
   auto plan = recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());

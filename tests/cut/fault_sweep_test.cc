@@ -176,6 +176,37 @@ TEST_P(FaultSweep, CompleteCutsConsistentMoneyConservedNoGapsRestoreVerifies) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, FaultSweep, ::testing::Range(uint64_t{1}, uint64_t{41}));
 
+// After a server crash the later cuts are increments of the survivors' snapshot: restore
+// refuses to restore the crashed node to one (usage error), and restores it, with the
+// others, to a cut before the crash; verify follows each cut's own assignment.
+TEST(FaultRestore, ACrashedServerIsRestoredOnlyToCutsOfItsBaseline) {
+  TempDir dir;
+  const std::string c = dir.path() + "/c";
+  sim::SimConfig cfg = Mixed(c, 3);
+  cfg.faults = {At(sim::FaultKind::kCrashServer, "node-1", 900)};
+  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  auto cuts = Json({"cuts", "--json", c});
+  std::string before_crash, after_crash;
+  for (const auto& k : cuts["cuts"]) {
+    if (k["status"] != "consistent") continue;
+    (k["base"] == "base" ? before_crash : after_crash) = k["id"].get<std::string>();
+  }
+  ASSERT_FALSE(before_crash.empty());
+  ASSERT_FALSE(after_crash.empty());
+  auto refused = RunCli({"restore", c, "-o", dir.path() + "/r0", "--cut", after_crash, "--node", "node-1"});
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("takes no part"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(dir.path() + "/r0"));
+  for (const auto& [id, with_node1] : {std::pair{before_crash, true}, std::pair{after_crash, false}}) {
+    const std::string out = dir.path() + "/r-" + id.substr(0, 8);
+    auto r = RunCli({"restore", c, "-o", out, "--cut", id});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(fs::exists(out + "/node-1/data"), with_node1) << id;
+    auto v = RunCli({"verify", out});
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+  }
+}
+
 // Recovery during cuts: three clients start every transaction and stop one after the
 // other, the backups' finish requests are slow (so recovery finishes many transactions
 // while a cut watches them), cuts follow each other every 40 transactions, and on odd
