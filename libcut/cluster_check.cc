@@ -1,5 +1,7 @@
 #include "libcut/cluster_check.h"
 
+#include "libcut/tx_table.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -151,20 +153,24 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
     size_t node;
     wal::Pointer at;
   };
-  std::unordered_map<wal::TxId, Seen, wal::TxIdHash> first;
+  std::vector<Seen> seen;
+  static thread_local TxTable first;  // xid -> index in `seen`; kept to reuse its memory
   size_t total = 0;
   for (size_t i = 0; i < nodes.size(); ++i) total += on[i]->txs.size();
-  first.reserve(total);
+  first.Reset(total);
+  seen.reserve(total);
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& t : on[i]->txs) {
-      auto [it, fresh] = first.emplace(t.xid, Seen{t.side, i, t.commit});
-      if (!fresh && it->second.side != t.side) {
+      auto [slot, fresh] = first.Insert(t.xid, static_cast<uint32_t>(seen.size()));
+      if (fresh) seen.push_back(Seen{t.side, i, t.commit});
+      const Seen* it_first = &seen[*slot];
+      if (!fresh && it_first->side != t.side) {
         report.violations.push_back(
-            {"side-mismatch", t.xid, {nodes[it->second.node]->node, nodes[i]->node},
+            {"side-mismatch", t.xid, {nodes[it_first->node]->node, nodes[i]->node},
              fmt::format("{} on {} (commit at {}), {} on {} (commit at {}); Start/Finish at {}/{} and {}/{}",
-                         SideName(it->second.side), nodes[it->second.node]->node, it->second.at.ToString(),
+                         SideName(it_first->side), nodes[it_first->node]->node, it_first->at.ToString(),
                          SideName(t.side), nodes[i]->node, t.commit.ToString(),
-                         on[it->second.node]->start.ToString(), on[it->second.node]->finish.ToString(),
+                         on[it_first->node]->start.ToString(), on[it_first->node]->finish.ToString(),
                          on[i]->start.ToString(), on[i]->finish.ToString())});
       }
     }
@@ -176,7 +182,9 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
   // window) to have finished everywhere: a failed cut does not wait for the transactions
   // it watched, so one of them can still be in flight at the next cut's start.
   std::vector<bool> window_sound(nodes.size(), true);
-  std::vector<std::unordered_set<wal::TxId, wal::TxIdHash>> windows(nodes.size());  // built when needed
+  static thread_local std::vector<TxTable> windows;  // built when needed
+  windows.resize(std::max(windows.size(), nodes.size()));
+  for (size_t o = 0; o < nodes.size(); ++o) windows[o].Reset(0);
   for (size_t o = 0; o < nodes.size(); ++o) {
     if (pos[o] == 0) continue;
     const wal::Uuid prev = nodes[o]->cuts[pos[o] - 1].id;
@@ -192,11 +200,11 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
         auto o = by_order.find(order);
         if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
         auto& window = windows[o->second];
-        if (window.empty() && !on[o->second]->txs.empty()) {
-          window.reserve(on[o->second]->txs.size());
-          for (const auto& w : on[o->second]->txs) window.insert(w.xid);
+        if (window.size() == 0 && !on[o->second]->txs.empty()) {
+          window.Reset(on[o->second]->txs.size());
+          for (const auto& w : on[o->second]->txs) window.Insert(w.xid, 0);
         }
-        if (window.count(t.xid) == 0) {
+        if (window.Find(t.xid) == nullptr) {
           report.violations.push_back(
               {"before-missing-on-participant", t.xid, {nodes[i]->node, nodes[o->second]->node},
                fmt::format("Before on {} (commit at {}) but not committed near the cut on participant {}",
@@ -219,12 +227,14 @@ void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, C
     const CutOnNode* a = FindCut(*n, prev.id);
     const CutOnNode* b = FindCut(*n, next.id);
     if (a == nullptr || b == nullptr || !a->has_finish || !b->has_finish) continue;
-    std::set<wal::TxId> after_next(b->after.begin(), b->after.end());
+    static thread_local TxTable after_next;
+    after_next.Reset(b->after.size() + b->txs.size());
+    for (const auto& x : b->after) after_next.Insert(x, 0);
     for (const auto& t : b->txs) {
-      if (t.side == Side::kAfter) after_next.insert(t.xid);
+      if (t.side == Side::kAfter) after_next.Insert(t.xid, 0);
     }
     for (const auto& t : a->txs) {
-      if (t.side == Side::kBefore && after_next.count(t.xid)) {
+      if (t.side == Side::kBefore && after_next.Find(t.xid) != nullptr) {
         next.violations.push_back({"not-nested", t.xid, {n->node},
                                    fmt::format("Before in cut {} but After in this cut on {} (commit at {})",
                                                prev.id.ToString(), n->node, t.commit.ToString())});

@@ -1,5 +1,7 @@
 #include "libcut/cut_index.h"
 
+#include "libcut/tx_table.h"
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -29,7 +31,8 @@ struct Commit {
   wal::TxId xid;
   wal::Pointer ptr;
   uint32_t participants = 0;  // index into the builder's table of participant sets
-  std::vector<Write> writes;
+  uint64_t writes_begin = 0;  // its writes: arena positions [begin, begin + count)
+  uint32_t writes_count = 0;
 };
 
 struct KeyId {
@@ -50,16 +53,22 @@ struct CutState {
   wal::Pointer window_begin;  // the previous cut's Start, or the beginning
 };
 
-std::vector<uint16_t> Participants(const wal::TxRecord& t) {
-  std::vector<uint16_t> out;
+void Participants(const wal::TxRecord& t, std::vector<uint16_t>* out_vec) {
+  std::vector<uint16_t>& out = *out_vec;
+  out.clear();
   for (const auto& p : t.participants) {
     out.push_back(p.primary);
     out.insert(out.end(), p.backups.begin(), p.backups.end());
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
+
+struct OrdersHash {
+  size_t operator()(const std::vector<uint16_t>& v) const {
+    return static_cast<size_t>(XXH3_64bits(v.data(), v.size() * sizeof(uint16_t)));
+  }
+};
 
 class IndexBuilder {
  public:
@@ -81,7 +90,15 @@ class IndexBuilder {
       case wal::RecordType::kData:
         for (const auto& e : a.data.entries) {
           if (e.xid.IsNull()) continue;  // a preload, not a transaction
-          pending_[e.xid].push_back({e.cache_id, e.partition, XXH3_64bits(e.key.data(), e.key.size()), e.counter});
+          // A transaction's writes usually come just before its commit: they gather in one
+          // reused slot, and only interleaved transactions go to the map.
+          if (!last_writes_.empty() && last_xid_ != e.xid) {
+            auto& p = pending_[last_xid_];
+            p.insert(p.end(), last_writes_.begin(), last_writes_.end());
+            last_writes_.clear();
+          }
+          last_xid_ = e.xid;
+          last_writes_.push_back({e.cache_id, e.partition, XXH3_64bits(e.key.data(), e.key.size()), e.counter});
         }
         break;
       case wal::RecordType::kTx:
@@ -89,15 +106,25 @@ class IndexBuilder {
           Commit c;
           c.xid = a.tx.xid;
           c.ptr = r.ptr;
-          c.participants = Intern(Participants(a.tx));
-          auto it = pending_.find(a.tx.xid);
-          if (it != pending_.end()) {
-            c.writes = std::move(it->second);
-            pending_.erase(it);
+          Participants(a.tx, &scratch_);
+          c.participants = Intern(scratch_);
+          c.writes_begin = arena_base_ + arena_.size();
+          if (!pending_.empty()) {
+            auto it = pending_.find(a.tx.xid);
+            if (it != pending_.end()) {
+              arena_.insert(arena_.end(), it->second.begin(), it->second.end());
+              pending_.erase(it);
+            }
           }
+          if (!last_writes_.empty() && last_xid_ == a.tx.xid) {
+            arena_.insert(arena_.end(), last_writes_.begin(), last_writes_.end());
+            last_writes_.clear();
+          }
+          c.writes_count = static_cast<uint32_t>(arena_base_ + arena_.size() - c.writes_begin);
           buffer_.push_back(std::move(c));
         } else if (a.tx.state == wal::TxState::kRolledBack) {
-          pending_.erase(a.tx.xid);
+          if (!pending_.empty()) pending_.erase(a.tx.xid);
+          if (last_xid_ == a.tx.xid) last_writes_.clear();
         }
         break;
       case wal::RecordType::kCutStart: OnStart(r); break;
@@ -125,11 +152,13 @@ class IndexBuilder {
   }
 
  private:
-  uint32_t Intern(std::vector<uint16_t> set) {
-    std::string k(reinterpret_cast<const char*>(set.data()), set.size() * sizeof(uint16_t));
-    auto [it, fresh] = participant_ids_.emplace(std::move(k), static_cast<uint32_t>(participant_sets_.size()));
-    if (fresh) participant_sets_.push_back(std::move(set));
-    return it->second;
+  uint32_t Intern(const std::vector<uint16_t>& set) {
+    auto it = participant_ids_.find(set);
+    if (it != participant_ids_.end()) return it->second;
+    const auto id = static_cast<uint32_t>(participant_sets_.size());
+    participant_ids_.emplace(set, id);
+    participant_sets_.push_back(set);
+    return id;
   }
 
   CutState* Find(const wal::Uuid& id) {
@@ -222,6 +251,11 @@ class IndexBuilder {
       }
     }
     while (!buffer_.empty() && buffer_.front().ptr < keep) buffer_.pop_front();
+    const uint64_t arena_keep = buffer_.empty() ? arena_base_ + arena_.size() : buffer_.front().writes_begin;
+    while (arena_base_ < arena_keep) {
+      arena_.pop_front();
+      ++arena_base_;
+    }
   }
 
   void Finalize(CutState& s) {
@@ -251,82 +285,92 @@ class IndexBuilder {
     };
     dupes(c.before, "before");
     dupes(c.after, "after");
-    std::set<wal::TxId> before(c.before.begin(), c.before.end());
-    std::set<wal::TxId> after(c.after.begin(), c.after.end());
+    // The sets as written, sorted and unique, for lookups.
+    std::vector<wal::TxId> before = c.before, after = c.after;
+    for (auto* v : {&before, &after}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    auto listed = [](const std::vector<wal::TxId>& v, const wal::TxId& x) {
+      return std::binary_search(v.begin(), v.end(), x);
+    };
     for (const auto& x : before) {
-      if (after.count(x)) {
+      if (listed(after, x)) {
         c.problems.push_back({"both-sets", x, c.finish, "listed in both the before and the after set"});
       }
     }
     // Classify every commit of the window by the seed rules.
-    std::unordered_map<wal::TxId, size_t, wal::TxIdHash> seen;  // xid -> index in c.txs
-    std::unordered_set<wal::TxId, wal::TxIdHash> in_range;      // committed between Start and Finish
-    std::unordered_map<KeyId, std::pair<uint64_t, std::pair<wal::TxId, wal::Pointer>>, KeyIdHash> max_before;
-    std::unordered_map<KeyId, uint64_t, KeyIdHash> min_after;
+    TxTable& seen = seen_;  // xid -> index in c.txs
+    std::vector<bool> in_range;                                 // by index in c.txs: a commit between Start and Finish
+    // Per key, the highest Before counter must stay below the lowest After counter.
+    KeyTable& keys = keys_;
+    std::vector<const Commit*> window;
+    seen.Reset(buffer_.size());
+    keys.Reset(buffer_.size() * 2);
+    window.reserve(buffer_.size());
     c.txs.reserve(buffer_.size());
     for (const Commit& k : buffer_) {
       if (k.ptr < lo || !(k.ptr < hi)) continue;
       Side side;
       if (k.ptr < c.start) {
-        side = after.count(k.xid) ? Side::kAfter : Side::kBefore;
+        side = listed(after, k.xid) ? Side::kAfter : Side::kBefore;
       } else if (k.ptr < c.finish) {
-        side = before.count(k.xid) ? Side::kBefore : Side::kAfter;
+        side = listed(before, k.xid) ? Side::kBefore : Side::kAfter;
       } else {
         side = Side::kAfter;
-        if (before.count(k.xid) || after.count(k.xid)) {
+        if (listed(before, k.xid) || listed(after, k.xid)) {
           c.problems.push_back({"listed-after-finish", k.xid, k.ptr,
                                 fmt::format("listed in the Finish record at {} but committed after it",
                                             c.finish.ToString())});
         }
       }
-      if (c.start < k.ptr && k.ptr < c.finish) in_range.insert(k.xid);
-      auto [it, fresh] = seen.emplace(k.xid, c.txs.size());
+      auto [slot, fresh] = seen.Insert(k.xid, static_cast<uint32_t>(c.txs.size()));
+      const uint32_t first = *slot;
+      if (fresh) in_range.push_back(false);
+      if (c.start < k.ptr && k.ptr < c.finish) in_range[first] = true;
       if (fresh) {
         // Participants matter only for Before transactions committed after Start (the
         // participant rule of the cluster check); the rest carry none.
         TxSide ts{k.xid, side, k.ptr, {}};
         if (side == Side::kBefore && c.start < k.ptr) ts.participants = participant_sets_[k.participants];
         c.txs.push_back(std::move(ts));
-      } else if (c.txs[it->second].side != side) {
+      } else if (c.txs[first].side != side) {
         c.problems.push_back({"side-split", k.xid, k.ptr,
                               fmt::format("committed on both sides of the cut on this node (at {} and {})",
-                                          c.txs[it->second].commit.ToString(), k.ptr.ToString())});
+                                          c.txs[first].commit.ToString(), k.ptr.ToString())});
       }
-      for (const auto& w : k.writes) {
-        KeyId key{w.cache, w.partition, w.key_hash};
-        if (side == Side::kBefore) {
-          auto [mb, ins] = max_before.emplace(key, std::make_pair(w.counter, std::make_pair(k.xid, k.ptr)));
-          if (!ins && w.counter > mb->second.first) mb->second = {w.counter, {k.xid, k.ptr}};
-        } else {
-          auto [mi, ins] = min_after.emplace(key, w.counter);
-          if (!ins) mi->second = std::min(mi->second, w.counter);
-        }
+      const auto at = static_cast<uint32_t>(window.size());
+      window.push_back(&k);
+      for (uint64_t wi = k.writes_begin; wi < k.writes_begin + k.writes_count; ++wi) {
+        const Write& w = arena_[wi - arena_base_];
+        keys.Add(w.key_hash, w.partition, w.cache, w.counter, side == Side::kBefore, at);
       }
     }
     for (const auto& x : before) {
-      if (!seen.count(x)) {
+      const uint32_t* at_index = seen.Find(x);
+      if (at_index == nullptr) {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the before set but not committed on this node"});
-      } else if (!in_range.count(x)) {
+      } else if (!in_range[*at_index]) {
         // (A transaction with two roles here may commit one of them before Start.)
-        const wal::Pointer at = c.txs[seen[x]].commit;
+        const wal::Pointer at = c.txs[*at_index].commit;
         c.problems.push_back({"before-outside-range", x, at,
                               fmt::format("in the before set but committed at {}, not between Start {} and Finish {}",
                                           at.ToString(), c.start.ToString(), c.finish.ToString())});
       }
     }
     for (const auto& x : after) {
-      if (!seen.count(x)) {
+      if (seen.Find(x) == nullptr) {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the after set but not committed on this node"});
       }
     }
     std::vector<LocalProblem> key_problems;
-    for (const auto& [key, mb] : max_before) {
-      auto ma = min_after.find(key);
-      if (ma == min_after.end() || mb.first < ma->second) continue;
-      key_problems.push_back({"key-order", mb.second.first, mb.second.second,
+    for (const auto& e : keys.slots()) {
+      if (!e.used || e.before_commit == UINT32_MAX || e.min_after == UINT64_MAX || e.max_before < e.min_after) continue;
+      const Commit& k = *window[e.before_commit];
+      key_problems.push_back({"key-order", k.xid, k.ptr,
                               fmt::format("cache {} partition {} key xxh3:{:016x}: a Before write has counter "
                                           "{}, an After write counter {}",
-                                          key.cache, key.partition, key.hash, mb.first, ma->second)});
+                                          e.cache, e.partition, e.hash, e.max_before, e.min_after)});
     }
     // Hash order is not an order users can rely on: sort by place.
     std::sort(key_problems.begin(), key_problems.end(),
@@ -336,13 +380,20 @@ class IndexBuilder {
 
   NodeIndex* index_;
   std::deque<CutOnNode>* ready_;
+  TxTable seen_;
+  KeyTable keys_;
   uint64_t last_start_ts_ = 0;
   std::unordered_map<wal::TxId, std::vector<Write>, wal::TxIdHash> pending_;
+  wal::TxId last_xid_;
+  std::vector<Write> last_writes_;
+  std::deque<Write> arena_;  // the writes of the commits in buffer_, in order
+  uint64_t arena_base_ = 0;  // the position of arena_.front()
   std::deque<Commit> buffer_;
   std::vector<CutState> states_;
   wal::Pointer last_start_{};
   std::vector<std::pair<wal::Pointer, std::string>> errors_;
-  std::unordered_map<std::string, uint32_t> participant_ids_;
+  std::unordered_map<std::vector<uint16_t>, uint32_t, OrdersHash> participant_ids_;
+  std::vector<uint16_t> scratch_;
   std::vector<std::vector<uint16_t>> participant_sets_;
 };
 
