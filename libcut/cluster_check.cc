@@ -89,10 +89,16 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
   }
   // The cut is over (and so cannot still be running) when any node wrote something
   // later: a later cut's Start, or a later full snapshot.
+  // "Later" is after the last of this cut's own Start records: the next cut starts only
+  // once this one is over everywhere.
+  uint64_t own_last_start = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (on[i] != nullptr && on[i]->has_start) own_last_start = std::max(own_last_start, on[i]->start_ts);
+  }
   bool over = false;
   for (size_t i = 0; i < all.size(); ++i) {
-    over = over || last_start[i] > report.start_ts;
-    for (const auto& s : all[i]->snapshots) over = over || s.timestamp > report.start_ts;
+    over = over || last_start[i] > own_last_start;
+    for (const auto& s : all[i]->snapshots) over = over || s.timestamp > own_last_start;
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     CutNodeRow row;

@@ -202,6 +202,39 @@ TEST_F(DamagedWal, FinishRecordRemoved) {
   EXPECT_TRUE(Has(j, "missing-finish", "node-1"));
 }
 
+// A node's WAL that stops before its last cut's Finish record: that cut may still be
+// running (nothing later was written anywhere), so it is incomplete; the same node's WAL
+// stopping before an earlier cut's Finish leaves that cut inconsistent (later cuts
+// started), and, as no Start of a later cut is on that node, the later cuts are
+// incomplete there.
+TEST_F(DamagedWal, AWalEndingBeforeTheLastFinishIsIncompleteBeforeAnEarlierOneInconsistent) {
+  auto cuts = Json({"cuts", "--json", c_});
+  ASSERT_GE(cuts["cuts"].size(), 3u);
+  const size_t last = cuts["cuts"].size() - 1;
+  auto finish_of = [&](size_t k) {
+    for (const auto& n : cuts["cuts"][k]["nodes"]) {
+      if (n["node"] == "node-2") return *wal::Pointer::Parse(n["finish"].get<std::string>());
+    }
+    return wal::Pointer{};
+  };
+  auto truncate_at = [&](const wal::Pointer& p) {
+    std::string seg = fmt::format("{}/node-2/wal/{:016}.wal", c_, p.segment);
+    ASSERT_TRUE(std::filesystem::exists(seg)) << seg;
+    std::filesystem::resize_file(seg, p.offset);
+    for (uint64_t s = p.segment + 1; std::filesystem::exists(fmt::format("{}/node-2/wal/{:016}.wal", c_, s)); ++s) {
+      std::filesystem::remove(fmt::format("{}/node-2/wal/{:016}.wal", c_, s));
+    }
+  };
+  truncate_at(finish_of(last));
+  auto after_last = Json({"cuts", "--json", c_});
+  EXPECT_EQ(after_last["cuts"][last]["status"], "incomplete") << after_last["cuts"][last].dump();
+  for (size_t k = 0; k < last; ++k) EXPECT_EQ(after_last["cuts"][k]["status"], "consistent") << k;
+  truncate_at(finish_of(1));
+  auto after_first = Json({"cuts", "--json", c_});
+  EXPECT_EQ(after_first["cuts"][1]["status"], "inconsistent") << after_first["cuts"][1].dump();
+  EXPECT_EQ(after_first["cuts"][0]["status"], "consistent");
+}
+
 TEST_F(DamagedWal, SetEntryDuplicated) {
   bool done = false;
   ASSERT_TRUE(testing_support::RewriteWal(c_ + "/node-2/wal", [&](wal::AnyRecord& a) {
