@@ -256,4 +256,57 @@ TEST(SimulateCli, JsonSummaryCountsEveryClassificationPath) {
   EXPECT_EQ(j["nodes"].size(), 3u);
 }
 
+// Faults are part of the seed: the same options give the same bytes, WALs with torn
+// tails, snapshots after a crash and truth files included.
+TEST(Simulate, FaultRunsAreDeterministic) {
+  TempDir a, b;
+  std::vector<std::string> args = {"--txs", "3000", "--nodes", "4", "--backups", "2", "--clients", "2",
+                                   "--crash", "node-1@900", "--torn-tail", "--crash-client", "client-0@1500",
+                                   "--join-client", "@400", "--crash", "node-3@2ms", "--unknown-rate", "0.02",
+                                   "--rollback-rate", "0.05", "--truth", "-q", "--seed", "11"};
+  for (const auto* d : {&a, &b}) {
+    std::vector<std::string> full = {"simulate", "-o", d->path() + "/c"};
+    full.insert(full.end(), args.begin(), args.end());
+    auto r = testing_support::RunCli(full);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  auto ta = TreeBytes(a.path()), tb = TreeBytes(b.path());
+  EXPECT_TRUE(ta.count("c/node-0/snapshots/snap-1/snapshot.json"));
+  auto any_under = [&](const std::string& prefix) {
+    return std::any_of(ta.begin(), ta.end(), [&](const auto& kv) { return kv.first.starts_with(prefix); });
+  };
+  EXPECT_TRUE(any_under("c/node-0/data/"));
+  EXPECT_FALSE(any_under("c/node-1/data/")) << "a crashed server has no data/";
+  EXPECT_TRUE(ta == tb);
+}
+
+// Fault options that cannot work are usage errors (exit 2), and nothing is written.
+TEST(SimulateCli, RefusesFaultsTheClusterCannotTake) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--crash", "node-1"},              // no @WHEN
+      {"--crash", "node-1@soon"},         // not a count or a time
+      {"--crash", "node-1@-5"},
+      {"--crash", "node-9@100"},          // no such server
+      {"--crash", "client-0@100"},        // a client, not a server
+      {"--crash-client", "node-0@100"},   // a server, not a client
+      {"--crash", "node-0@100", "--crash", "node-0@200"},
+      {"--crash", "node-0@100", "--crash", "node-1@100", "--crash", "node-2@100"},  // no survivor
+      {"--crash", "node-0@100", "--backups", "0"},  // its partitions would be lost
+      {"--torn-tail"},                    // without --crash
+      {"--join-client", "node-1@100"},    // a join names no node
+      {"--unknown-rate", "1.5"},
+  };
+  for (const auto& extra : bad) {
+    TempDir dir;
+    std::vector<std::string> args = {"simulate", "-o", dir.path() + "/c", "--txs", "500", "-q"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = testing_support::RunCli(args);
+    std::string shown;
+    for (const auto& e : extra) shown += e + " ";
+    EXPECT_EQ(r.code, 2) << shown << r.err;
+    EXPECT_FALSE(r.err.empty()) << shown;
+    EXPECT_FALSE(fs::exists(dir.path() + "/c/cluster.json")) << shown;
+  }
+}
+
 }  // namespace
