@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of `walcut simulate`: committed transactions per second and WAL MB/s
 # written, for the defaults and for 8 nodes / 256 partitions / 2 backups / 1 M
-# transactions, with peak RSS (which must not grow with the number of transactions).
+# transactions (also with a server crash, a client crash, a join, rollbacks and UNKNOWN
+# outcomes), with peak RSS (which must not grow with the number of transactions).
 #
 #   tests/bench/simulate_bench.sh [BUILD_DIR]
 set -euo pipefail
@@ -34,3 +35,6 @@ run "defaults (3 nodes, 10k txs)"
 run "defaults, 100k txs" --txs 100000
 run "8 nodes, 256 partitions, 2 backups, 100k" --nodes 8 --partitions 256 --backups 2 --txs 100000
 run "8 nodes, 256 partitions, 2 backups, 1M" --nodes 8 --partitions 256 --backups 2 --txs 1000000
+run "the same 1M, with faults" --nodes 8 --partitions 256 --backups 2 --txs 1000000 \
+    --crash node-3@400000 --torn-tail --crash-client client-0@600000 --join-client @200000 \
+    --rollback-rate 0.01 --unknown-rate 0.001
