@@ -365,7 +365,7 @@ class IndexBuilder {
     }
     std::vector<LocalProblem> key_problems;
     for (const auto& e : keys.slots()) {
-      if (!e.used || e.before_commit == UINT32_MAX || e.min_after == UINT64_MAX || e.max_before < e.min_after) continue;
+      if (!keys.used(e) || e.before_commit == UINT32_MAX || e.min_after == UINT64_MAX || e.max_before < e.min_after) continue;
       const Commit& k = *window[e.before_commit];
       key_problems.push_back({"key-order", k.xid, k.ptr,
                               fmt::format("cache {} partition {} key xxh3:{:016x}: a Before write has counter "

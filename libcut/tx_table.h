@@ -13,14 +13,16 @@ namespace cut {
 
 class TxTable {
  public:
-  // Empties the table and sizes it for about `expected` entries.
+  // Empties the table and sizes it for about `expected` entries. Slots are stamped with
+  // the table's generation, so emptying a table big enough already writes nothing.
   void Reset(size_t expected) {
     size_t cap = 16;
     while (cap < expected * 2) cap <<= 1;
-    if (slots_.size() == cap && size_ == 0) return;  // already empty
-    slots_.assign(cap, Slot{});
-    mask_ = cap - 1;
     size_ = 0;
+    if (slots_.size() >= cap && ++gen_ != 0) return;
+    slots_.assign(std::max(cap, slots_.size()), Slot{});
+    mask_ = slots_.size() - 1;
+    gen_ = 1;
   }
 
   // The value of `x`, inserting `value` first if `x` is not there; true when inserted.
@@ -28,8 +30,8 @@ class TxTable {
     if ((size_ + 1) * 2 > slots_.size()) Grow();
     for (size_t i = Hash(x) & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
-      if (!s.used) {
-        s = Slot{x, value, true};
+      if (s.gen != gen_) {
+        s = Slot{x, value, gen_};
         ++size_;
         return {&s.value, true};
       }
@@ -41,7 +43,7 @@ class TxTable {
     if (slots_.empty()) return nullptr;
     for (size_t i = Hash(x) & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (!s.used) return nullptr;
+      if (s.gen != gen_) return nullptr;
       if (s.key == x) return &s.value;
     }
   }
@@ -52,7 +54,7 @@ class TxTable {
   struct Slot {
     wal::TxId key;
     uint32_t value = 0;
-    bool used = false;
+    uint32_t gen = 0;  // in use when equal to the table's
   };
 
   static size_t Hash(const wal::TxId& x) {
@@ -65,15 +67,18 @@ class TxTable {
 
   void Grow() {
     std::vector<Slot> old = std::move(slots_);
+    const uint32_t old_gen = gen_;
+    slots_.clear();
     Reset(old.empty() ? 8 : old.size());
     for (const Slot& s : old) {
-      if (s.used) Insert(s.key, s.value);
+      if (s.gen == old_gen) Insert(s.key, s.value);
     }
   }
 
   std::vector<Slot> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
+  uint32_t gen_ = 1;
 };
 
 // Per key of a window (cache, partition and the XXH3 of the key bytes): the highest
@@ -87,16 +92,20 @@ class KeyTable {
     uint64_t max_before = 0;
     uint64_t min_after = UINT64_MAX;
     uint32_t before_commit = UINT32_MAX;  // UINT32_MAX: no Before write
-    bool used = false;
+    uint32_t gen = 0;                     // in use when equal to the table's
   };
 
+  // As TxTable::Reset.
   void Reset(size_t expected) {
     size_t cap = 16;
     while (cap < expected * 2) cap <<= 1;
-    slots_.assign(cap, Entry{});
-    mask_ = cap - 1;
     size_ = 0;
+    if (slots_.size() >= cap && ++gen_ != 0) return;
+    slots_.assign(std::max(cap, slots_.size()), Entry{});
+    mask_ = slots_.size() - 1;
+    gen_ = 1;
   }
+  bool used(const Entry& e) const { return e.gen == gen_; }
 
   // A write of `counter` by commit `commit` (index in its window), on the Before side or not.
   void Add(uint64_t hash, uint32_t partition, uint32_t cache, uint64_t counter, bool before, uint32_t commit) {
@@ -119,8 +128,9 @@ class KeyTable {
   Entry* Slot(uint64_t hash, uint32_t partition, uint32_t cache) {
     for (size_t i = (hash ^ (uint64_t{partition} * 0x9E3779B97F4A7C15ULL)) & mask_;; i = (i + 1) & mask_) {
       Entry& e = slots_[i];
-      if (!e.used) {
-        e.used = true;
+      if (e.gen != gen_) {
+        e = Entry{};
+        e.gen = gen_;
         e.hash = hash;
         e.partition = partition;
         e.cache = cache;
@@ -133,17 +143,21 @@ class KeyTable {
 
   void Grow() {
     std::vector<Entry> old = std::move(slots_);
+    const uint32_t old_gen = gen_;
+    slots_.clear();
     Reset(old.empty() ? 8 : old.size());
     for (const Entry& o : old) {
-      if (!o.used) continue;
+      if (o.gen != old_gen) continue;
       Entry* e = Slot(o.hash, o.partition, o.cache);
       *e = o;
+      e->gen = gen_;
     }
   }
 
   std::vector<Entry> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
+  uint32_t gen_ = 1;
 };
 
 }  // namespace cut

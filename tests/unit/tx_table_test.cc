@@ -1,0 +1,74 @@
+// The flat tables of the cut index and the cluster check: lookups, growth past the size
+// asked for, and emptying by generation (nothing of a previous use may show through).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "libcut/tx_table.h"
+
+namespace cut {
+namespace {
+
+wal::TxId Tx(uint64_t i) { return wal::TxId{1 + static_cast<uint32_t>(i % 3), static_cast<uint32_t>(i % 7), i}; }
+
+TEST(TxTable, InsertsFindsAndGrowsPastTheExpectedSize) {
+  TxTable t;
+  t.Reset(4);
+  for (uint64_t i = 0; i < 5000; ++i) {
+    auto [v, fresh] = t.Insert(Tx(i), static_cast<uint32_t>(i * 2));
+    ASSERT_TRUE(fresh);
+    ASSERT_EQ(*v, i * 2);
+  }
+  EXPECT_EQ(t.size(), 5000u);
+  for (uint64_t i = 0; i < 5000; ++i) {
+    const uint32_t* v = t.Find(Tx(i));
+    ASSERT_NE(v, nullptr) << i;
+    EXPECT_EQ(*v, i * 2);
+    auto [again, fresh] = t.Insert(Tx(i), 7);
+    EXPECT_FALSE(fresh);
+    EXPECT_EQ(*again, i * 2);  // the first value stays
+  }
+  EXPECT_EQ(t.Find(Tx(5000)), nullptr);
+  EXPECT_EQ(t.Find(wal::TxId{}), nullptr);
+}
+
+TEST(TxTable, ResetForgetsEverythingAcrossManyGenerations) {
+  TxTable t;
+  for (uint64_t round = 0; round < 300; ++round) {
+    t.Reset(100);
+    EXPECT_EQ(t.size(), 0u);
+    for (uint64_t i = 0; i < 100; ++i) EXPECT_EQ(t.Find(Tx(round * 1000 + i - (round ? 1000 : 0))), nullptr);
+    for (uint64_t i = 0; i < 100; ++i) ASSERT_TRUE(t.Insert(Tx(round * 1000 + i), 1).second);
+  }
+}
+
+TEST(KeyTable, KeepsTheFirstHighestBeforeAndTheLowestAfterPerKey) {
+  KeyTable k;
+  for (int use = 0; use < 3; ++use) {
+    k.Reset(2);
+    // Key A: Before 5 (commit 1), Before 9 (commit 2), Before 9 (commit 3), After 7, After 4.
+    k.Add(0xA, 1, 1, 5, true, 1);
+    k.Add(0xA, 1, 1, 9, true, 2);
+    k.Add(0xA, 1, 1, 9, true, 3);
+    k.Add(0xA, 1, 1, 7, false, 4);
+    k.Add(0xA, 1, 1, 4, false, 5);
+    // The same hash in another partition is another key; many more keys force growth.
+    k.Add(0xA, 2, 1, 1, false, 6);
+    for (uint64_t h = 100; h < 1100; ++h) k.Add(h, 3, 1, h, true, 7);
+    std::map<std::pair<uint64_t, uint32_t>, KeyTable::Entry> seen;
+    for (const auto& e : k.slots()) {
+      if (k.used(e)) seen[{e.hash, e.partition}] = e;
+    }
+    ASSERT_EQ(seen.size(), 1002u);
+    const auto& a = seen.at({0xA, 1});
+    EXPECT_EQ(a.max_before, 9u);
+    EXPECT_EQ(a.before_commit, 2u);
+    EXPECT_EQ(a.min_after, 4u);
+    const auto& b = seen.at({0xA, 2});
+    EXPECT_EQ(b.before_commit, UINT32_MAX);
+    EXPECT_EQ(b.min_after, 1u);
+  }
+}
+
+}  // namespace
+}  // namespace cut
