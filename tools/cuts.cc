@@ -51,7 +51,16 @@ int RunCuts(const CutsOptions& o, Output& output) {
       output.Error("{}", s.message());
       return kExitUnreadable;
     }
-    if (!o.quiet) {
+    if (o.json) {
+      fmt::memory_buffer b;
+      fmt::format_to(std::back_inserter(b), "{{\"schema\":1,\"node\":");
+      AppendJsonString(&b, indexes[0].node);
+      fmt::format_to(std::back_inserter(b), ",\"cuts\":{},\"records\":{},\"summary\":", indexes[0].cuts.size(),
+                     indexes[0].records);
+      AppendJsonString(&b, o.summary_out);
+      fmt::format_to(std::back_inserter(b), "}}\n");
+      output.out->Write(std::string_view(b.data(), b.size()));
+    } else if (!o.quiet) {
       output.out->Write(fmt::format("wrote the summary of {} ({} cuts, {} records) to {}\n", indexes[0].node,
                                     indexes[0].cuts.size(), indexes[0].records, o.summary_out));
     }

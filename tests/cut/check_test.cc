@@ -301,6 +301,20 @@ TEST_F(DamagedWal, CorruptionInTheRangeMakesTheCutUnverifiable) {
   EXPECT_TRUE(unverifiable) << j.dump(1);
 }
 
+TEST(CutsCli, SummaryWithJsonPrintsOneObject) {
+  TempDir dir;
+  std::string c = dir.path() + "/c";
+  ASSERT_TRUE(sim::Simulate(Config(c, 3, 1, 2)).ok());
+  int code = -1;
+  auto j = Json({"cuts", c + "/node-1", "--summary", dir.path() + "/n1.summary", "--json"}, &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(j["node"], "node-1");
+  EXPECT_EQ(j["summary"], dir.path() + "/n1.summary");
+  EXPECT_EQ(j["cuts"], 5);
+  EXPECT_GT(j["records"].get<int>(), 1000);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/n1.summary"));
+}
+
 TEST(CheckCli, UsageErrors) {
   EXPECT_EQ(RunCli({"check"}).code, 2);
   EXPECT_EQ(RunCli({"check", "x", "--summaries", "y"}).code, 2);
