@@ -316,7 +316,8 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
           ended[i] = true;
         }
       }
-      auto key = [&](size_t k) { return head[k]->has_start ? head[k]->start_ts : 0; };
+      // A cut without a Start record here goes by its Finish record's time.
+      auto key = [&](size_t k) { return head[k]->has_start ? head[k]->start_ts : head[k]->finish_ts; };
       if (head[i] && (best == n || key(i) < key(best))) best = i;
     }
     if (best == n) break;

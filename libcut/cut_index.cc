@@ -168,9 +168,20 @@ class IndexBuilder {
     return nullptr;
   }
 
+  // A record of a cut already handed over (a WAL written by a broken algorithm, or
+  // damaged): reported on the cut now open, naming the old one; it opens nothing.
+  bool Stray(const wal::Record& r, const wal::Uuid& id, const char* what) {
+    if (emitted_.count(id) == 0 || states_.empty()) return false;
+    states_.back().cut.problems.push_back(
+        {std::string(what) == "Start" ? "duplicate-record" : "finish-after-next-start", {}, r.ptr,
+         fmt::format("a {} record of cut {}, written after later cuts' Start records", what, id.ToString())});
+    return true;
+  }
+
   void OnStart(const wal::Record& r) {
     const auto& st = r.decoded.cut_start;
     CutState* s = Find(st.cut_id);
+    if (s == nullptr && Stray(r, st.cut_id, "Start")) return;
     if (s != nullptr && s->cut.has_start) {
       s->cut.problems.push_back({"duplicate-record", {}, r.ptr, "a second Start record of this cut"});
       return;
@@ -207,6 +218,7 @@ class IndexBuilder {
   void OnFinish(const wal::Record& r) {
     const auto& f = r.decoded.cut_finish;
     CutState* s = Find(f.cut_id);
+    if (s == nullptr && Stray(r, f.cut_id, "Finish")) return;
     if (s == nullptr) {
       states_.emplace_back();
       s = &states_.back();
@@ -236,6 +248,7 @@ class IndexBuilder {
   void Emit() {
     while (!states_.empty() && states_.front().finalized &&
            (states_.front().cut.has_finish || (states_.size() > 1 && states_[1].finalized))) {
+      emitted_.insert(states_.front().cut.id);
       ready_->push_back(std::move(states_.front().cut));
       states_.erase(states_.begin());
     }
@@ -380,6 +393,7 @@ class IndexBuilder {
 
   NodeIndex* index_;
   std::deque<CutOnNode>* ready_;
+  std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
   TxTable seen_;
   KeyTable keys_;
   uint64_t last_start_ts_ = 0;

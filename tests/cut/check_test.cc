@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -233,6 +234,40 @@ TEST_F(DamagedWal, AWalEndingBeforeTheLastFinishIsIncompleteBeforeAnEarlierOneIn
   auto after_first = Json({"cuts", "--json", c_});
   EXPECT_EQ(after_first["cuts"][1]["status"], "inconsistent") << after_first["cuts"][1].dump();
   EXPECT_EQ(after_first["cuts"][0]["status"], "consistent");
+}
+
+// A Finish record of the first cut written again inside the third cut's window (a
+// PREPARED record's place is taken): the old cut is not reported twice, and the stray
+// record is named on the cut that was open, with the old cut's id.
+TEST_F(DamagedWal, AStrayFinishOfAnOldCutIsReportedOnceOnTheOpenCut) {
+  int starts = 0;
+  bool saved = false, placed = false;
+  wal::CutFinishRecord first;
+  ASSERT_TRUE(testing_support::RewriteWal(c_ + "/node-1/wal", [&](wal::AnyRecord& a) {
+    if (a.type == static_cast<uint8_t>(wal::RecordType::kCutStart)) ++starts;
+    if (a.type == static_cast<uint8_t>(wal::RecordType::kCutFinish) && !saved) {
+      first = a.cut_finish;
+      saved = true;
+    } else if (starts == 3 && !placed && a.type == static_cast<uint8_t>(wal::RecordType::kTx) &&
+               a.tx.state == wal::TxState::kPrepared) {
+      a.type = static_cast<uint8_t>(wal::RecordType::kCutFinish);
+      a.cut_finish = first;
+      placed = true;
+    }
+    return 1;
+  }));
+  ASSERT_TRUE(placed);
+  auto j = Check(1);
+  std::set<std::string> ids;
+  for (const auto& c : j["cuts"]) EXPECT_TRUE(ids.insert(c["id"].get<std::string>()).second) << "reported twice: " << c["id"];
+  EXPECT_EQ(j["cuts"][0]["status"], "consistent");
+  EXPECT_NE(j["cuts"][2]["status"], "consistent");
+  bool named = false;
+  for (const auto& v : j["cuts"][2]["violations"]) {
+    named |= v["kind"] == "finish-after-next-start" &&
+             v["detail"].get<std::string>().find(first.cut_id.ToString()) != std::string::npos;
+  }
+  EXPECT_TRUE(named) << j["cuts"][2].dump(1);
 }
 
 TEST_F(DamagedWal, SetEntryDuplicated) {

@@ -150,6 +150,7 @@ struct Node {
   bool joined = true;                   // false for a client that joins later
   uint32_t left_topver = 0;             // the version its leave made
   Pointer last_record;                  // of the WAL, for a torn tail
+  Uuid last_record_finishes;            // the cut whose Finish record is last_record, if it is one
   std::vector<Event> parked;            // messages of a topology version not seen yet
 };
 
@@ -287,6 +288,7 @@ class Cluster {
       Check(p.status());
     } else {
       nodes_[n].last_record = *p;
+      nodes_[n].last_record_finishes = {};
     }
   }
 
@@ -506,6 +508,7 @@ Status Cluster::WriteSnapshot(uint32_t s, const std::string& name) {
   auto ptr = n.wal->Append(wal::ClusterSnapshotRecord{now_, name});
   if (!ptr.ok()) return ptr.status();
   n.last_record = *ptr;
+  n.last_record_finishes = {};
   WAL_RETURN_IF_ERROR(n.wal->Flush());
   nlohmann::ordered_json meta;
   meta["schema"] = 1;
@@ -618,6 +621,7 @@ void Cluster::OnWriteStart(uint32_t n, const wal::CutStartRecord& r) { Log(n, r)
 
 void Cluster::OnWriteFinish(uint32_t n, const wal::CutFinishRecord& r) {
   Log(n, r);
+  nodes_[n].last_record_finishes = r.cut_id;
   for (auto& run : cuts_) {
     if (run.id == r.cut_id) ++run.finish_records;
   }
@@ -1308,6 +1312,12 @@ void Cluster::Crash(uint32_t x) {
       uint32_t size = end.segment == n.last_record.segment ? end.offset - n.last_record.offset : 0;
       uint32_t drop = size >= 2 ? 1 + static_cast<uint32_t>(rng_.Below(size - 1)) : 0;
       Check(n.wal->CloseTorn(drop));
+      // A Finish record cut short was never written, as far as the WAL tells.
+      if (drop > 0 && !n.last_record_finishes.IsNil()) {
+        for (auto& run : cuts_) {
+          if (run.id == n.last_record_finishes) --run.finish_records;
+        }
+      }
     } else {
       Check(n.wal->Close());
     }
@@ -1343,7 +1353,7 @@ void Cluster::Join(uint32_t x) {
 // partition map exchange: backups take over, counters are finalized, the running cut is
 // over, and a full snapshot follows once the cluster is idle.
 void Cluster::Exchange() {
-  exchange_pending_ = false;
+  // Still blocked while recovery runs: a transaction it finishes must not start a cut.
   const uint32_t gone = exchange_node_;
   const Node& g = nodes_[gone];
   RecoverTransactions(gone);
@@ -1372,6 +1382,7 @@ void Cluster::Exchange() {
     quiescing_ = true;
   }
   RecordTopology(fmt::format("{} left", g.name));
+  exchange_pending_ = false;
   if (!quiescing_) Resume();
 }
 
