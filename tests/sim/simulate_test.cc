@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <xxhash.h>
 
 #include "recovery/partition_file.h"
 #include "tests/support/run_cli.h"
@@ -307,6 +309,38 @@ TEST(SimulateCli, RefusesFaultsTheClusterCannotTake) {
     EXPECT_FALSE(r.err.empty()) << shown;
     EXPECT_FALSE(fs::exists(dir.path() + "/c/cluster.json")) << shown;
   }
+}
+
+// Runs without faults must not move when fault code or a bug mode's code changes: the
+// bytes of one run per --inject-bug mode (WALs, partition files, JSON, truth) are pinned
+// by their XXH3. A deliberate change of the format or of the simulation regenerates them
+// with WALCUT_UPDATE_GOLDEN=1 (and says so in its commit).
+TEST(Simulate, RunsWithoutFaultsKeepTheirPinnedBytes) {
+  const std::string golden = std::string(WALCUT_SOURCE_DIR) + "/testdata/golden/simulate-fingerprints.txt";
+  std::string now;
+  for (auto bug : {cut::InjectedBug::kNone, cut::InjectedBug::kNoTxCutId, cut::InjectedBug::kNoWrap,
+                   cut::InjectedBug::kEarlyFinish, cut::InjectedBug::kIgnoreRecovery}) {
+    TempDir dir;
+    sim::SimConfig c = Config(dir.path(), 3, 1, 5);
+    c.txs = 3000;
+    c.clients = 2;
+    c.rollback_rate = 0.1;
+    c.bug = bug;
+    ASSERT_TRUE(sim::Simulate(c).ok());
+    XXH3_state_t* st = XXH3_createState();
+    XXH3_64bits_reset(st);
+    for (const auto& [path, bytes] : TreeBytes(dir.path())) {
+      XXH3_64bits_update(st, path.data(), path.size() + 1);  // with its NUL: a separator
+      XXH3_64bits_update(st, bytes.data(), bytes.size());
+    }
+    now += fmt::format("{} {:016x}\n", cut::InjectedBugName(bug), XXH3_64bits_digest(st));
+    XXH3_freeState(st);
+  }
+  if (std::getenv("WALCUT_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden) << now;
+    GTEST_SKIP() << "wrote " << golden;
+  }
+  EXPECT_EQ(testing_support::ReadFile(golden), now) << "a run without faults changed its bytes";
 }
 
 }  // namespace
