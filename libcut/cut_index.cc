@@ -479,6 +479,22 @@ wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string
 
 namespace {
 
+// An index's reading so far without its cuts (and, unless asked, its read errors).
+NodeIndex WithoutCuts(const NodeIndex& index, bool errors) {
+  NodeIndex p;
+  p.node = index.node;
+  p.node_id = index.node_id;
+  p.order = index.order;
+  p.snapshots = index.snapshots;
+  if (errors) {
+    p.read_errors = index.read_errors;
+    p.read_error_at = index.read_error_at;
+  }
+  p.end = index.end;
+  p.records = index.records;
+  return p;
+}
+
 class IndexFeedImpl : public CutFeed {
  public:
   explicit IndexFeedImpl(const NodeIndex& index) : index_(index) {
@@ -491,18 +507,7 @@ class IndexFeedImpl : public CutFeed {
     *out = index_.cuts[next_++];
     return true;
   }
-  NodeIndex Progress() override {
-    NodeIndex p;
-    p.node = index_.node;
-    p.node_id = index_.node_id;
-    p.order = index_.order;
-    p.snapshots = index_.snapshots;
-    p.read_errors = index_.read_errors;
-    p.read_error_at = index_.read_error_at;
-    p.end = index_.end;
-    p.records = index_.records;
-    return p;
-  }
+  NodeIndex Progress() override { return WithoutCuts(index_, true); }
   std::vector<BaseSnapshot> Snapshots() override { return index_.snapshots; }
   uint64_t LastStartTs() override { return last_start_; }
 
@@ -561,17 +566,9 @@ class WalFeedImpl : public CutFeed {
       if (more) queue_.push_back(std::move(c));
       // The consumer sees what has been read so far; read errors only at the end.
       const NodeIndex& p = stream_->progress();
-      progress_.node = p.node;
-      progress_.node_id = p.node_id;
-      progress_.order = p.order;
-      progress_.snapshots = p.snapshots;
-      progress_.end = p.end;
-      progress_.records = p.records;
+      progress_ = WithoutCuts(p, !more);
       last_start_ = stream_->last_start_ts();
-      if (!more) {
-        progress_ = p;
-        done_ = true;
-      }
+      done_ = !more;
       cv_.notify_all();
       if (!more) return;
     }

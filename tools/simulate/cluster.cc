@@ -250,6 +250,7 @@ class Cluster {
   // Faults: crashes, joins, transaction recovery, the exchange that follows a leave.
   Status ResolveFaults();
   void ScheduleCountFaults();
+  void QueueFault(uint32_t i, uint64_t at);
   void HandleFault(uint32_t i);
   void Crash(uint32_t n);
   void Join(uint32_t n);
@@ -1271,13 +1272,17 @@ void Cluster::ScheduleCountFaults() {
   for (uint32_t i = 0; i < faults_.size(); ++i) {
     PendingFault& f = faults_[i];
     if (f.scheduled || f.when.by_time || finished_txs_ < f.when.txs) continue;
-    f.scheduled = true;
-    Event e;
-    e.kind = EventKind::kFault;
-    e.group = i;
-    e.time = now_;
-    Push(e);
+    QueueFault(i, now_);
   }
+}
+
+void Cluster::QueueFault(uint32_t i, uint64_t at) {
+  faults_[i].scheduled = true;
+  Event e;
+  e.kind = EventKind::kFault;
+  e.group = i;
+  e.time = at;
+  Push(e);
 }
 
 void Cluster::HandleFault(uint32_t i) {
@@ -1502,12 +1507,7 @@ void Cluster::Resume() {
   }
   for (uint32_t i = 0; i < faults_.size(); ++i) {
     if (faults_[i].done || faults_[i].scheduled || faults_[i].when.by_time || faults_[i].when.txs != 0) continue;
-    faults_[i].scheduled = true;
-    Event e;
-    e.kind = EventKind::kFault;
-    e.group = i;
-    e.time = now_;
-    Push(e);
+    QueueFault(i, now_);
   }
   MaybeStartCut();
 }
@@ -1546,12 +1546,7 @@ wal::Result<SimSummary> Cluster::Run() {
   }
   for (uint32_t i = 0; i < faults_.size(); ++i) {
     if (!faults_[i].when.by_time && faults_[i].when.txs > 0) continue;
-    Event e;
-    e.kind = EventKind::kFault;
-    e.group = i;
-    e.time = faults_[i].when.by_time ? faults_[i].when.at_ns : 0;
-    faults_[i].scheduled = true;
-    Push(e);
+    QueueFault(i, faults_[i].when.by_time ? faults_[i].when.at_ns : 0);
   }
   for (uint32_t i = 0; i < c_.concurrency && i < c_.txs; ++i) {
     Event e;
