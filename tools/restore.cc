@@ -67,16 +67,13 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   cut::ClusterReport report = cut::CheckCluster(indexes);
   size_t chosen = 0;
   if (!ChooseCut(o, report, output, &chosen, &code)) return code;
+  const auto& rows = report.cuts[chosen].nodes;
   for (const auto& want : o.nodes) {
     if (std::none_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; })) {
       output.Error("no node \"{}\" in \"{}\"", want, o.dir);
       return kExitUsage;
     }
-  }
-  for (const auto& want : o.nodes) {
-    const auto& rows = report.cuts[chosen].nodes;
-    bool known = std::any_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; });
-    if (known && std::none_of(rows.begin(), rows.end(), [&](const cut::CutNodeRow& r) { return r.node == want; })) {
+    if (std::none_of(rows.begin(), rows.end(), [&](const cut::CutNodeRow& r) { return r.node == want; })) {
       output.Error("--node {}: it takes no part in cut {} (it does not hold its base snapshot \"{}\")", want,
                    report.cuts[chosen].id.ToString(), report.cuts[chosen].base);
       return kExitUsage;
