@@ -3,6 +3,7 @@
 #include "libcut/tx_table.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -67,11 +68,28 @@ std::vector<const NodeIndex*> Baseline(const std::vector<const NodeIndex*>& all,
   return out;
 }
 
+// The window transactions of one cut on all its baseline nodes, by id (see CheckCut).
+struct CutJoin {
+  struct Seen {
+    Side side;        // on the first node that has it
+    size_t node;      // that node, by index in `nodes`
+    wal::Pointer at;  // its commit there
+    uint64_t nodes;   // the nodes that committed it, when `masked`
+    uint64_t after;   // those that have it After, when `masked`
+  };
+  bool valid = false;   // built for the cut checked last
+  bool masked = false;  // at most 64 nodes: the masks are kept
+  std::vector<const NodeIndex*> nodes;
+  TxTable first;        // xid -> index in `seen`
+  std::vector<Seen> seen;
+};
+
 // `last_start[i]`: the latest Start timestamp node `all[i]` has read. Violations whose
 // detail must end with where a node's WAL ends are listed in `end_notes` (violation,
 // node), to be completed when the reading is over.
 void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64_t>& last_start, CutReport& report,
-              std::vector<std::pair<size_t, const NodeIndex*>>* end_notes) {
+              std::vector<std::pair<size_t, const NodeIndex*>>* end_notes, CutJoin* join) {
+  join->valid = false;
   const wal::Uuid id = report.id;
   const std::vector<const NodeIndex*> nodes = Baseline(all, id);
   std::map<uint16_t, size_t> by_order;
@@ -153,34 +171,46 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
                                                report.base, nodes[0]->node)});
     }
   }
-  // Every transaction on the same side on every node that committed it.
-  struct Seen {
-    Side side;
-    size_t node;
-    wal::Pointer at;
-  };
-  std::vector<Seen> seen;
-  static thread_local TxTable first;  // xid -> index in `seen`; kept to reuse its memory
-  size_t total = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) total += on[i]->txs.size();
-  first.Reset(total);
-  seen.reserve(total);
+  // Every transaction on the same side on every node that committed it. One table of the
+  // window transactions of all nodes, with the nodes that committed each (and those that
+  // have it After) when they fit a mask, serves this rule, the participant rule and the
+  // nesting of the next cut.
+  CutJoin& j = *join;
+  j.nodes = nodes;
+  j.masked = nodes.size() <= 64;
+  j.seen.clear();
+  size_t total = 0, widest = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& t : on[i]->txs) {
-      auto [slot, fresh] = first.Insert(t.xid, static_cast<uint32_t>(seen.size()));
-      if (fresh) seen.push_back(Seen{t.side, i, t.commit});
-      const Seen* it_first = &seen[*slot];
-      if (!fresh && it_first->side != t.side) {
+    total += on[i]->txs.size();
+    widest = std::max(widest, on[i]->txs.size());
+  }
+  // Sized for the distinct transactions (most are committed on several nodes); it grows
+  // if there are more.
+  j.first.Reset(std::max(widest, total / 4));
+  j.seen.reserve(total);
+  constexpr size_t kAhead = 8;  // prefetch distance
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const uint64_t bit = j.masked ? uint64_t{1} << i : 0;
+    const auto& txs = on[i]->txs;
+    for (size_t k = 0; k < txs.size(); ++k) {
+      if (k + kAhead < txs.size()) j.first.Prefetch(txs[k + kAhead].xid);
+      const TxSide& t = txs[k];
+      auto [slot, fresh] = j.first.Insert(t.xid, static_cast<uint32_t>(j.seen.size()));
+      if (fresh) j.seen.push_back(CutJoin::Seen{t.side, i, t.commit, 0, 0});
+      CutJoin::Seen& f = j.seen[*slot];
+      f.nodes |= bit;
+      if (t.side == Side::kAfter) f.after |= bit;
+      if (!fresh && f.side != t.side) {
         report.violations.push_back(
-            {"side-mismatch", t.xid, {nodes[it_first->node]->node, nodes[i]->node},
+            {"side-mismatch", t.xid, {nodes[f.node]->node, nodes[i]->node},
              fmt::format("{} on {} (commit at {}), {} on {} (commit at {}); Start/Finish at {}/{} and {}/{}",
-                         SideName(it_first->side), nodes[it_first->node]->node, it_first->at.ToString(),
-                         SideName(t.side), nodes[i]->node, t.commit.ToString(),
-                         on[it_first->node]->start.ToString(), on[it_first->node]->finish.ToString(),
+                         SideName(f.side), nodes[f.node]->node, f.at.ToString(), SideName(t.side), nodes[i]->node,
+                         t.commit.ToString(), on[f.node]->start.ToString(), on[f.node]->finish.ToString(),
                          on[i]->start.ToString(), on[i]->finish.ToString())});
       }
     }
   }
+  j.valid = true;
   // A Before transaction is committed, Before, on every participant in the cut. Checked
   // for those committed here after the Start record: they were in flight when the cut
   // started, so every participant commits them inside its own window of this cut.
@@ -188,9 +218,11 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
   // window) to have finished everywhere: a failed cut does not wait for the transactions
   // it watched, so one of them can still be in flight at the next cut's start.
   std::vector<bool> window_sound(nodes.size(), true);
-  static thread_local std::vector<TxTable> windows;  // built when needed
-  windows.resize(std::max(windows.size(), nodes.size()));
-  for (size_t o = 0; o < nodes.size(); ++o) windows[o].Reset(0);
+  static thread_local std::vector<TxTable> windows;  // without masks: built when needed
+  if (!j.masked) {
+    windows.resize(std::max(windows.size(), nodes.size()));
+    for (size_t o = 0; o < nodes.size(); ++o) windows[o].Reset(0);
+  }
   for (size_t o = 0; o < nodes.size(); ++o) {
     if (pos[o] == 0) continue;
     const wal::Uuid prev = nodes[o]->cuts[pos[o] - 1].id;
@@ -199,18 +231,23 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
       if (p == nullptr || !p->has_finish) window_sound[o] = false;
     }
   }
+  // Committed near the cut on node `o`.
+  auto committed_on = [&](const wal::TxId& x, size_t o) {
+    if (j.masked) return (j.seen[*j.first.Find(x)].nodes >> o & 1) != 0;
+    auto& window = windows[o];
+    if (window.size() == 0 && !on[o]->txs.empty()) {
+      window.Reset(on[o]->txs.size());
+      for (const auto& w : on[o]->txs) window.Insert(w.xid, 0);
+    }
+    return window.Find(x) != nullptr;
+  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& t : on[i]->txs) {
       if (t.side != Side::kBefore || t.commit < on[i]->start) continue;
       for (uint16_t order : t.participants) {
         auto o = by_order.find(order);
         if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
-        auto& window = windows[o->second];
-        if (window.size() == 0 && !on[o->second]->txs.empty()) {
-          window.Reset(on[o->second]->txs.size());
-          for (const auto& w : on[o->second]->txs) window.Insert(w.xid, 0);
-        }
-        if (window.Find(t.xid) == nullptr) {
+        if (!committed_on(t.xid, o->second)) {
           report.violations.push_back(
               {"before-missing-on-participant", t.xid, {nodes[i]->node, nodes[o->second]->node},
                fmt::format("Before on {} (commit at {}) but not committed near the cut on participant {}",
@@ -227,20 +264,40 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
   }
 }
 
-// Before of cut k is contained in Before of cut k+1, on every node.
-void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, CutReport& next) {
+// Before of cut k is contained in Before of cut k+1, on every node. `join` is the join
+// of `next`, when CheckCut built it.
+void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, CutReport& next, const CutJoin& join) {
+  const bool use_join = join.valid && join.masked;
   for (const auto& n : nodes) {
     const CutOnNode* a = FindCut(*n, prev.id);
     const CutOnNode* b = FindCut(*n, next.id);
     if (a == nullptr || b == nullptr || !a->has_finish || !b->has_finish) continue;
-    static thread_local TxTable after_next;
-    after_next.Reset(b->after.size() + b->txs.size());
-    for (const auto& x : b->after) after_next.Insert(x, 0);
-    for (const auto& t : b->txs) {
-      if (t.side == Side::kAfter) after_next.Insert(t.xid, 0);
+    // After in the next cut: listed in its after set, or classified After there.
+    std::function<bool(const wal::TxId&)> after_next;
+    static thread_local TxTable table;
+    std::vector<wal::TxId> listed;
+    size_t at = join.nodes.size();
+    if (use_join) at = static_cast<size_t>(std::find(join.nodes.begin(), join.nodes.end(), n) - join.nodes.begin());
+    if (at < join.nodes.size()) {
+      listed = b->after;
+      std::sort(listed.begin(), listed.end());
+      after_next = [&](const wal::TxId& x) {
+        if (std::binary_search(listed.begin(), listed.end(), x)) return true;
+        const uint32_t* k = join.first.Find(x);
+        return k != nullptr && (join.seen[*k].after >> at & 1) != 0;
+      };
+    } else {
+      table.Reset(b->after.size() + b->txs.size());
+      for (const auto& x : b->after) table.Insert(x, 0);
+      for (const auto& t : b->txs) {
+        if (t.side == Side::kAfter) table.Insert(t.xid, 0);
+      }
+      after_next = [&](const wal::TxId& x) { return table.Find(x) != nullptr; };
     }
-    for (const auto& t : a->txs) {
-      if (t.side == Side::kBefore && after_next.Find(t.xid) != nullptr) {
+    for (size_t k = 0; k < a->txs.size(); ++k) {
+      if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].xid);
+      const TxSide& t = a->txs[k];
+      if (t.side == Side::kBefore && after_next(t.xid)) {
         next.violations.push_back({"not-nested", t.xid, {n->node},
                                    fmt::format("Before in cut {} but After in this cut on {} (commit at {})",
                                                prev.id.ToString(), n->node, t.commit.ToString())});
@@ -304,6 +361,7 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
   std::vector<std::tuple<size_t, size_t, const NodeIndex*>> end_notes;  // cut, violation, node
   std::map<std::string, size_t> last;  // base -> its last consistent cut, kept for nesting
   std::map<std::string, uint32_t> increments;
+  CutJoin join;
   for (;;) {
     // Every node one cut ahead (or at its end): then the earliest head is the next cut.
     size_t best = n;
@@ -333,11 +391,11 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     CutReport r;
     r.id = id;
     std::vector<std::pair<size_t, const NodeIndex*>> notes;
-    CheckCut(ptrs, last_start, r, &notes);
+    CheckCut(ptrs, last_start, r, &notes, &join);
     for (const auto& [v, node] : notes) end_notes.emplace_back(out.report.cuts.size(), v, node);
     // Each consistent cut against the last consistent cut of the same base.
     auto it = last.find(r.base);
-    if (it != last.end()) CheckNesting(ptrs, out.report.cuts[it->second], r);
+    if (it != last.end()) CheckNesting(ptrs, out.report.cuts[it->second], r, join);
     const bool consistent = r.status == CutStatus::kConsistent;
     if (consistent && !r.base.empty()) r.increment = ++increments[r.base];
     out.report.cuts.push_back(std::move(r));

@@ -315,14 +315,21 @@ class IndexBuilder {
     // Classify every commit of the window by the seed rules.
     TxTable& seen = seen_;  // xid -> index in c.txs
     std::vector<bool> in_range;                                 // by index in c.txs: a commit between Start and Finish
-    // Per key, the highest Before counter must stay below the lowest After counter.
-    KeyTable& keys = keys_;
-    std::vector<const Commit*> window;
+    // Per key, the highest Before counter must stay below the lowest After counter. The
+    // partitions are checked first; only the keys of a partition that fails that go to
+    // a table (in a correct cut, those of the few transactions in flight at Start).
+    PartitionTable& partitions = partitions_;
+    std::vector<const Commit*>& window = window_;  // the window's commits, in order
+    std::vector<Side>& sides = window_sides_;
+    window.clear();
+    sides.clear();
     seen.Reset(buffer_.size());
-    keys.Reset(buffer_.size() * 2);
-    window.reserve(buffer_.size());
+    partitions.Reset();
     c.txs.reserve(buffer_.size());
-    for (const Commit& k : buffer_) {
+    constexpr size_t kAhead = 8;  // prefetch distance
+    for (size_t bi = 0; bi < buffer_.size(); ++bi) {
+      if (bi + kAhead < buffer_.size()) seen.Prefetch(buffer_[bi + kAhead].xid);
+      const Commit& k = buffer_[bi];
       if (k.ptr < lo || !(k.ptr < hi)) continue;
       Side side;
       if (k.ptr < c.start) {
@@ -352,12 +359,27 @@ class IndexBuilder {
                               fmt::format("committed on both sides of the cut on this node (at {} and {})",
                                           c.txs[first].commit.ToString(), k.ptr.ToString())});
       }
-      const auto at = static_cast<uint32_t>(window.size());
       window.push_back(&k);
+      sides.push_back(side);
       for (uint64_t wi = k.writes_begin; wi < k.writes_begin + k.writes_count; ++wi) {
         const Write& w = arena_[wi - arena_base_];
-        keys.Add(w.key_hash, w.partition, w.cache, w.counter, side == Side::kBefore, at);
+        partitions.Add(w.cache, w.partition, w.counter, side == Side::kBefore);
       }
+    }
+    KeyTable& keys = keys_;
+    if (partitions.AnyConflict()) {
+      keys.Reset(64);
+      for (size_t at = 0; at < window.size(); ++at) {
+        const Commit& k = *window[at];
+        for (uint64_t wi = k.writes_begin; wi < k.writes_begin + k.writes_count; ++wi) {
+          const Write& w = arena_[wi - arena_base_];
+          if (!partitions.MayConflict(w.cache, w.partition)) continue;
+          keys.Add(w.key_hash, w.partition, w.cache, w.counter, sides[at] == Side::kBefore,
+                   static_cast<uint32_t>(at));
+        }
+      }
+    } else {
+      keys.Reset(0);
     }
     for (const auto& x : before) {
       const uint32_t* at_index = seen.Find(x);
@@ -396,6 +418,9 @@ class IndexBuilder {
   std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
   TxTable seen_;
   KeyTable keys_;
+  PartitionTable partitions_;
+  std::vector<const Commit*> window_;
+  std::vector<Side> window_sides_;
   uint64_t last_start_ts_ = 0;
   std::unordered_map<wal::TxId, std::vector<Write>, wal::TxIdHash> pending_;
   wal::TxId last_xid_;

@@ -1,5 +1,5 @@
-// An open-addressing hash map from transaction id to a 32-bit value, for the lookups a
-// cut window needs: one flat array, no allocation per entry, cleared in one pass.
+// Open-addressing hash maps for the lookups a cut window needs: flat arrays, no
+// allocation per entry, cleared in one pass, small enough to stay in the cache.
 #pragma once
 
 #include <algorithm>
@@ -13,72 +13,87 @@ namespace cut {
 
 class TxTable {
  public:
-  // Empties the table and sizes it for about `expected` entries. Slots are stamped with
-  // the table's generation, so emptying a table big enough already writes nothing.
+  // Empties the table and sizes it for about `expected` entries (it grows past that).
   void Reset(size_t expected) {
     size_t cap = 16;
     while (cap < expected * 2) cap <<= 1;
-    size_ = 0;
-    if (slots_.size() >= cap && ++gen_ != 0) return;
-    slots_.assign(std::max(cap, slots_.size()), Slot{});
-    mask_ = slots_.size() - 1;
-    gen_ = 1;
+    if (slots_.size() < cap) slots_.resize(cap);
+    std::fill_n(slots_.begin(), cap, uint64_t{0});
+    mask_ = cap - 1;
+    keys_.clear();
+    values_.clear();
   }
 
   // The value of `x`, inserting `value` first if `x` is not there; true when inserted.
+  // The pointer is valid until the next Insert or Reset.
   std::pair<uint32_t*, bool> Insert(const wal::TxId& x, uint32_t value) {
-    if ((size_ + 1) * 2 > slots_.size()) Grow();
-    for (size_t i = Hash(x) & mask_;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.gen != gen_) {
-        s = Slot{x, value, gen_};
-        ++size_;
-        return {&s.value, true};
+    if (slots_.empty()) Reset(0);
+    if ((keys_.size() + 1) * 2 > mask_ + 1) Grow();
+    const uint64_t h = Hash(x);
+    const uint64_t tag = Tag(h);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const uint64_t e = slots_[i];
+      if (e == 0) {
+        slots_[i] = tag | keys_.size();
+        keys_.push_back(x);
+        values_.push_back(value);
+        return {&values_.back(), true};
       }
-      if (s.key == x) return {&s.value, false};
+      if ((e & kTagMask) == tag && keys_[e & kIndexMask] == x) return {&values_[e & kIndexMask], false};
     }
+  }
+
+  // A hint that `x` is looked up soon: its first slot is fetched into the cache. Loops
+  // over many ids call it a few ids ahead, so that the slots' misses overlap.
+  void Prefetch(const wal::TxId& x) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[Hash(x) & mask_]);
   }
 
   const uint32_t* Find(const wal::TxId& x) const {
     if (slots_.empty()) return nullptr;
-    for (size_t i = Hash(x) & mask_;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.gen != gen_) return nullptr;
-      if (s.key == x) return &s.value;
+    const uint64_t h = Hash(x);
+    const uint64_t tag = Tag(h);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const uint64_t e = slots_[i];
+      if (e == 0) return nullptr;
+      if ((e & kTagMask) == tag && keys_[e & kIndexMask] == x) return &values_[e & kIndexMask];
     }
   }
 
-  size_t size() const { return size_; }
+  size_t size() const { return keys_.size(); }
 
  private:
-  struct Slot {
-    wal::TxId key;
-    uint32_t value = 0;
-    uint32_t gen = 0;  // in use when equal to the table's
-  };
+  // A slot is 0 (empty) or the high 32 bits of the key's hash (never 0) over the index
+  // of the key in `keys_`: eight bytes, so a window's table stays in the cache, and a
+  // key is compared only when its tag matches.
+  static constexpr uint64_t kTagMask = 0xFFFFFFFF00000000ULL;
+  static constexpr uint64_t kIndexMask = 0xFFFFFFFFULL;
 
-  static size_t Hash(const wal::TxId& x) {
+  static uint64_t Hash(const wal::TxId& x) {
     uint64_t h = x.order * 0x9E3779B97F4A7C15ULL ^ (uint64_t{x.node_order} << 40 | x.topology_version);
     h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 29;
-    return static_cast<size_t>(h);
+    return h;
   }
+  static uint64_t Tag(uint64_t h) { return (h & kTagMask) | (uint64_t{1} << 32); }
 
   void Grow() {
-    std::vector<Slot> old = std::move(slots_);
-    const uint32_t old_gen = gen_;
-    slots_.clear();
-    Reset(old.empty() ? 8 : old.size());
-    for (const Slot& s : old) {
-      if (s.gen == old_gen) Insert(s.key, s.value);
+    const size_t cap = (mask_ + 1) * 2;
+    slots_.assign(cap, 0);
+    mask_ = cap - 1;
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      const uint64_t h = Hash(keys_[k]);
+      size_t i = h & mask_;
+      while (slots_[i] != 0) i = (i + 1) & mask_;
+      slots_[i] = Tag(h) | k;
     }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<uint64_t> slots_;
   size_t mask_ = 0;
-  size_t size_ = 0;
-  uint32_t gen_ = 1;
+  std::vector<wal::TxId> keys_;    // in insertion order
+  std::vector<uint32_t> values_;   // by key
 };
 
 // Per key of a window (cache, partition and the XXH3 of the key bytes): the highest
@@ -124,9 +139,14 @@ class KeyTable {
 
   const std::vector<Entry>& slots() const { return slots_; }
 
+  // As TxTable::Prefetch.
+  void Prefetch(uint64_t hash, uint32_t partition) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[Index(hash, partition)]);
+  }
+
  private:
   Entry* Slot(uint64_t hash, uint32_t partition, uint32_t cache) {
-    for (size_t i = (hash ^ (uint64_t{partition} * 0x9E3779B97F4A7C15ULL)) & mask_;; i = (i + 1) & mask_) {
+    for (size_t i = Index(hash, partition);; i = (i + 1) & mask_) {
       Entry& e = slots_[i];
       if (e.gen != gen_) {
         e = Entry{};
@@ -139,6 +159,10 @@ class KeyTable {
       }
       if (e.hash == hash && e.partition == partition && e.cache == cache) return &e;
     }
+  }
+
+  size_t Index(uint64_t hash, uint32_t partition) const {
+    return (hash ^ (uint64_t{partition} * 0x9E3779B97F4A7C15ULL)) & mask_;
   }
 
   void Grow() {
@@ -158,6 +182,102 @@ class KeyTable {
   size_t mask_ = 0;
   size_t size_ = 0;
   uint32_t gen_ = 1;
+};
+
+// Per partition copy (cache and partition) of a window: the highest counter written
+// Before and the lowest written After. When the first stays below the second, no key of
+// the partition can break the per-key order, and its keys need no table of their own.
+class PartitionTable {
+ public:
+  struct Entry {
+    uint64_t id = 0;  // cache << 32 | partition
+    uint64_t max_before = 0;
+    uint64_t min_after = UINT64_MAX;
+    bool any_before = false;
+    uint32_t gen = 0;
+  };
+
+  void Reset() {
+    size_ = 0;
+    if (slots_.empty() || ++gen_ == 0) {
+      slots_.assign(std::max<size_t>(slots_.size(), 64), Entry{});
+      mask_ = slots_.size() - 1;
+      gen_ = 1;
+    }
+  }
+
+  void Add(uint32_t cache, uint32_t partition, uint64_t counter, bool before) {
+    Entry* e = Slot(uint64_t{cache} << 32 | partition);
+    if (before) {
+      e->max_before = e->any_before ? std::max(e->max_before, counter) : counter;
+      e->any_before = true;
+    } else {
+      e->min_after = std::min(e->min_after, counter);
+    }
+  }
+
+  // Whether some key of the partition may have a Before write at or above an After one.
+  bool MayConflict(uint32_t cache, uint32_t partition) const {
+    const Entry* e = Find(uint64_t{cache} << 32 | partition);
+    return e != nullptr && e->any_before && e->min_after != UINT64_MAX && e->max_before >= e->min_after;
+  }
+
+  // Whether any partition may.
+  bool AnyConflict() const {
+    for (const Entry& e : slots_) {
+      if (e.gen == gen_ && e.any_before && e.min_after != UINT64_MAX && e.max_before >= e.min_after) return true;
+    }
+    return false;
+  }
+
+ private:
+  static size_t Hash(uint64_t id) {
+    uint64_t h = id * 0x9E3779B97F4A7C15ULL;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+
+  Entry* Slot(uint64_t id) {
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    for (size_t i = Hash(id) & mask_;; i = (i + 1) & mask_) {
+      Entry& e = slots_[i];
+      if (e.gen != gen_) {
+        e = Entry{};
+        e.id = id;
+        e.gen = gen_;
+        ++size_;
+        return &e;
+      }
+      if (e.id == id) return &e;
+    }
+  }
+
+  const Entry* Find(uint64_t id) const {
+    for (size_t i = Hash(id) & mask_;; i = (i + 1) & mask_) {
+      const Entry& e = slots_[i];
+      if (e.gen != gen_) return nullptr;
+      if (e.id == id) return &e;
+    }
+  }
+
+  void Grow() {
+    std::vector<Entry> old = std::move(slots_);
+    const uint32_t old_gen = gen_;
+    slots_.assign(old.size() * 2, Entry{});
+    mask_ = slots_.size() - 1;
+    gen_ = 1;
+    size_ = 0;
+    for (const Entry& o : old) {
+      if (o.gen != old_gen) continue;
+      Entry* e = Slot(o.id);
+      *e = o;
+      e->gen = gen_;
+    }
+  }
+
+  std::vector<Entry> slots_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+  uint32_t gen_ = 0;
 };
 
 }  // namespace cut
