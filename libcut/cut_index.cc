@@ -30,9 +30,37 @@ struct Write {
 struct Commit {
   wal::TxId xid;
   wal::Pointer ptr;
-  uint32_t participants = 0;  // index into the builder's table of participant sets
-  uint64_t writes_begin = 0;  // its writes: arena positions [begin, begin + count)
+  // The participants' node orders: bits of a mask when all are below 64, or else an
+  // index into the builder's table of participant sets.
+  uint64_t participant_mask = 0;
+  uint32_t participant_set = UINT32_MAX;
   uint32_t writes_count = 0;
+  uint64_t writes_begin = 0;  // its writes: arena positions [begin, begin + count)
+};
+
+// A queue over one vector: pushed at the back, popped at the front, indexed from it.
+template <typename T>
+class Fifo {
+ public:
+  bool empty() const { return head_ == v_.size(); }
+  size_t size() const { return v_.size() - head_; }
+  T& operator[](size_t i) { return v_[head_ + i]; }
+  const T& operator[](size_t i) const { return v_[head_ + i]; }
+  const T& front() const { return v_[head_]; }
+  void push_back(const T& x) { v_.push_back(x); }
+  template <typename It>
+  void append(It b, It e) { v_.insert(v_.end(), b, e); }
+  void pop_front(size_t n = 1) {
+    head_ += n;
+    if (head_ >= 4096 && head_ * 2 >= v_.size()) {
+      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+ private:
+  std::vector<T> v_;
+  size_t head_ = 0;
 };
 
 struct KeyId {
@@ -52,17 +80,6 @@ struct CutState {
   wal::Pointer next_start;
   wal::Pointer window_begin;  // the previous cut's Start, or the beginning
 };
-
-void Participants(const wal::TxRecord& t, std::vector<uint16_t>* out_vec) {
-  std::vector<uint16_t>& out = *out_vec;
-  out.clear();
-  for (const auto& p : t.participants) {
-    out.push_back(p.primary);
-    out.insert(out.end(), p.backups.begin(), p.backups.end());
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-}
 
 struct OrdersHash {
   size_t operator()(const std::vector<uint16_t>& v) const {
@@ -87,8 +104,10 @@ class IndexBuilder {
       case wal::RecordType::kClusterSnapshot:
         index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr, a.snapshot.timestamp});
         break;
-      case wal::RecordType::kData:
-        for (const auto& e : a.data.entries) {
+      case wal::RecordType::kData: {
+        wal::DataEntryCursor entries(r.data);
+        wal::DataEntry e;
+        while (entries.Next(&e)) {
           if (e.xid.IsNull()) continue;  // a preload, not a transaction
           // A transaction's writes usually come just before its commit: they gather in one
           // reused slot, and only interleaved transactions go to the map.
@@ -101,32 +120,48 @@ class IndexBuilder {
           last_writes_.push_back({e.cache_id, e.partition, XXH3_64bits(e.key.data(), e.key.size()), e.counter});
         }
         break;
-      case wal::RecordType::kTx:
-        if (a.tx.state == wal::TxState::kCommitted || a.tx.state == wal::TxState::kUnknown) {
+      }
+      case wal::RecordType::kTx: {
+        const wal::TxView& t = r.tx;
+        if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
           Commit c;
-          c.xid = a.tx.xid;
+          c.xid = t.xid;
           c.ptr = r.ptr;
-          Participants(a.tx, &scratch_);
-          c.participants = Intern(scratch_);
+          bool narrow = true;
+          t.ForEachParticipantNode([&](uint16_t order) {
+            if (order < 64) {
+              c.participant_mask |= uint64_t{1} << order;
+            } else {
+              narrow = false;
+            }
+          });
+          if (!narrow) {
+            scratch_.clear();
+            t.ForEachParticipantNode([&](uint16_t order) { scratch_.push_back(order); });
+            std::sort(scratch_.begin(), scratch_.end());
+            scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+            c.participant_set = Intern(scratch_);
+          }
           c.writes_begin = arena_base_ + arena_.size();
           if (!pending_.empty()) {
-            auto it = pending_.find(a.tx.xid);
+            auto it = pending_.find(t.xid);
             if (it != pending_.end()) {
-              arena_.insert(arena_.end(), it->second.begin(), it->second.end());
+              arena_.append(it->second.begin(), it->second.end());
               pending_.erase(it);
             }
           }
-          if (!last_writes_.empty() && last_xid_ == a.tx.xid) {
-            arena_.insert(arena_.end(), last_writes_.begin(), last_writes_.end());
+          if (!last_writes_.empty() && last_xid_ == t.xid) {
+            arena_.append(last_writes_.begin(), last_writes_.end());
             last_writes_.clear();
           }
           c.writes_count = static_cast<uint32_t>(arena_base_ + arena_.size() - c.writes_begin);
-          buffer_.push_back(std::move(c));
-        } else if (a.tx.state == wal::TxState::kRolledBack) {
-          if (!pending_.empty()) pending_.erase(a.tx.xid);
-          if (last_xid_ == a.tx.xid) last_writes_.clear();
+          buffer_.push_back(c);
+        } else if (t.state == wal::TxState::kRolledBack) {
+          if (!pending_.empty()) pending_.erase(t.xid);
+          if (last_xid_ == t.xid) last_writes_.clear();
         }
         break;
+      }
       case wal::RecordType::kCutStart: OnStart(r); break;
       case wal::RecordType::kCutFinish: OnFinish(r); break;
       default:
@@ -263,12 +298,12 @@ class IndexBuilder {
         break;
       }
     }
-    while (!buffer_.empty() && buffer_.front().ptr < keep) buffer_.pop_front();
+    size_t drop = 0;
+    while (drop < buffer_.size() && buffer_[drop].ptr < keep) ++drop;
+    buffer_.pop_front(drop);
     const uint64_t arena_keep = buffer_.empty() ? arena_base_ + arena_.size() : buffer_.front().writes_begin;
-    while (arena_base_ < arena_keep) {
-      arena_.pop_front();
-      ++arena_base_;
-    }
+    arena_.pop_front(static_cast<size_t>(arena_keep - arena_base_));
+    arena_base_ = arena_keep;
   }
 
   void Finalize(CutState& s) {
@@ -352,7 +387,15 @@ class IndexBuilder {
         // Participants matter only for Before transactions committed after Start (the
         // participant rule of the cluster check); the rest carry none.
         TxSide ts{k.xid, side, k.ptr, {}};
-        if (side == Side::kBefore && c.start < k.ptr) ts.participants = participant_sets_[k.participants];
+        if (side == Side::kBefore && c.start < k.ptr) {
+          if (k.participant_set != UINT32_MAX) {
+            ts.participants = participant_sets_[k.participant_set];
+          } else {
+            for (uint64_t m = k.participant_mask; m != 0; m &= m - 1) {
+              ts.participants.push_back(static_cast<uint16_t>(__builtin_ctzll(m)));
+            }
+          }
+        }
         c.txs.push_back(std::move(ts));
       } else if (c.txs[first].side != side) {
         c.problems.push_back({"side-split", k.xid, k.ptr,
@@ -425,9 +468,9 @@ class IndexBuilder {
   std::unordered_map<wal::TxId, std::vector<Write>, wal::TxIdHash> pending_;
   wal::TxId last_xid_;
   std::vector<Write> last_writes_;
-  std::deque<Write> arena_;  // the writes of the commits in buffer_, in order
+  Fifo<Write> arena_;       // the writes of the commits in buffer_, in order
   uint64_t arena_base_ = 0;  // the position of arena_.front()
-  std::deque<Commit> buffer_;
+  Fifo<Commit> buffer_;
   std::vector<CutState> states_;
   wal::Pointer last_start_{};
   std::vector<std::pair<wal::Pointer, std::string>> errors_;
@@ -464,6 +507,7 @@ wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::s
   // Many nodes are read at once: the pages of each segment go back as they are read.
   wal::ReaderOptions options;
   options.release_consumed = true;
+  options.light = true;
   auto reader =
       wal::WalReader::OpenDirectory(wal_dir, options, [impl](const wal::Issue& i) { impl->builder.OnIssue(i); });
   if (!reader.ok()) return reader.status();

@@ -266,6 +266,64 @@ void EncodePayload(const CutFinishRecord& r, std::string* out) {
   for (const auto& id : r.after) PutTxId(out, id);
 }
 
+bool ViewTx(std::string_view payload, TxView* r) {
+  Decoder d(payload);
+  uint8_t state = 0;
+  if (!d.GetFixed8(&state) || (state != 2 && state != 5 && state != 7 && state != 8)) return false;
+  r->state = static_cast<TxState>(state);
+  if (!d.GetFixed8(&r->flags) || (r->flags & ~kTxKnownFlags) != 0) return false;
+  if (!(GetTxId(&d, &r->xid) && d.GetFixed32(&r->topology_version) && d.GetFixed64(&r->timestamp) &&
+        d.GetCount16(&r->participant_count, 4))) {
+    return false;
+  }
+  const size_t participants_at = d.position();
+  for (uint16_t i = 0; i < r->participant_count; ++i) {
+    uint16_t primary = 0, nb = 0;
+    std::string_view backups;
+    if (!(d.GetFixed16(&primary) && d.GetCount16(&nb, 2) && d.GetRaw(size_t{nb} * 2, &backups))) return false;
+  }
+  r->participants = payload.substr(participants_at, d.position() - participants_at);
+  if (!d.GetCount16(&r->counter_count, 24) || !d.GetRaw(size_t{r->counter_count} * 24, &r->counters)) return false;
+  return d.done();
+}
+
+bool ViewData(std::string_view payload, DataView* r) {
+  Decoder d(payload);
+  if (!(d.GetFixed64(&r->timestamp) && d.GetCount32(&r->count, kMinEntrySize))) return false;
+  const size_t entries_at = d.position();
+  for (uint32_t i = 0; i < r->count; ++i) {
+    std::string_view fixed, key, value;
+    if (!d.GetRaw(18, &fixed)) return false;
+    const auto op = static_cast<uint8_t>(fixed[16]);
+    const auto flags = static_cast<uint8_t>(fixed[17]);
+    if (op < 1 || op > 3 || (flags & ~kEntryFlagPrimary) != 0) return false;
+    if (!(d.GetRaw(2 * kTxIdSize, &fixed) && d.GetBytes(&key) && d.GetBytes(&value))) return false;
+  }
+  r->entries = payload.substr(entries_at);
+  return d.done();
+}
+
+bool DataEntryCursor::Next(DataEntry* e) {
+  if (left_ == 0) return false;
+  --left_;
+  const char* p = p_;
+  e->cache_id = DecodeFixed32(p);
+  e->partition = DecodeFixed32(p + 4);
+  e->counter = DecodeFixed64(p + 8);
+  e->op = static_cast<EntryOp>(p[16]);
+  e->flags = static_cast<uint8_t>(p[17]);
+  e->xid = TxId{DecodeFixed32(p + 18), DecodeFixed32(p + 22), DecodeFixed64(p + 26)};
+  e->write_version = TxId{DecodeFixed32(p + 34), DecodeFixed32(p + 38), DecodeFixed64(p + 42)};
+  p += 50;
+  const uint32_t nk = DecodeFixed32(p);
+  e->key = std::string_view(p + 4, nk);
+  p += 4 + nk;
+  const uint32_t nv = DecodeFixed32(p);
+  e->value = std::string_view(p + 4, nv);
+  p_ = p + 4 + nv;
+  return true;
+}
+
 Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out) {
   out->type = type;
   Decoder d(payload);

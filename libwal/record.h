@@ -177,9 +177,61 @@ inline RecordType TypeOf(const ClusterSnapshotRecord&) { return RecordType::kClu
 inline RecordType TypeOf(const CutStartRecord&) { return RecordType::kCutStart; }
 inline RecordType TypeOf(const CutFinishRecord&) { return RecordType::kCutFinish; }
 
+// Light views of the two types that fill a WAL, for a reader that needs a few fields of
+// every record: read straight from the payload, nothing allocated. A payload is viewed
+// exactly when DecodePayload would accept it; for the message of one that is not, ask
+// DecodePayload.
+struct TxView {
+  TxState state = TxState::kPrepared;
+  uint8_t flags = 0;
+  TxId xid;
+  uint32_t topology_version = 0;
+  uint64_t timestamp = 0;
+  uint16_t participant_count = 0;
+  std::string_view participants;   // their bytes, as encoded
+  uint16_t counter_count = 0;
+  std::string_view counters;       // their bytes, as encoded
+
+  // f(node order) for each participant's primary and then its backups, in record order.
+  template <typename F>
+  void ForEachParticipantNode(F&& f) const;
+};
+
+struct DataView {
+  uint64_t timestamp = 0;
+  uint32_t count = 0;
+  std::string_view entries;        // their bytes, as encoded
+};
+
+bool ViewTx(std::string_view payload, TxView* out);
+bool ViewData(std::string_view payload, DataView* out);
+
+// The entries of a viewed DATA record, in order; each as DecodePayload gives it.
+class DataEntryCursor {
+ public:
+  explicit DataEntryCursor(const DataView& v) : p_(v.entries.data()), left_(v.count) {}
+  bool Next(DataEntry* e);
+
+ private:
+  const char* p_;
+  uint32_t left_;
+};
+
 // Decodes a payload of a known type into out->(member). A payload that does not match
 // the grammar exactly (short, trailing bytes, bad enum) is kCorruption, with the byte
 // position inside the payload in the message. Unknown types decode to nothing (ok).
 Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out);
+
+template <typename F>
+void TxView::ForEachParticipantNode(F&& f) const {
+  const auto* p = reinterpret_cast<const unsigned char*>(participants.data());
+  auto u16 = [](const unsigned char* q) { return static_cast<uint16_t>(q[0] | q[1] << 8); };
+  for (uint16_t i = 0; i < participant_count; ++i) {
+    f(u16(p));
+    const uint16_t nb = u16(p + 2);
+    p += 4;
+    for (uint16_t b = 0; b < nb; ++b, p += 2) f(u16(p));
+  }
+}
 
 }  // namespace wal

@@ -353,7 +353,16 @@ bool WalReader::Step() {
   record_.payload = fv.payload;
   const bool is_header = fv.type == static_cast<uint8_t>(RecordType::kHeader);
   if (options_.decode || record_index_ == 0 || is_header) {
-    Status ds = DecodePayload(fv.type, fv.payload, &record_.decoded);
+    Status ds;
+    const bool viewed = options_.light && record_index_ != 0 &&
+                        (fv.type == static_cast<uint8_t>(RecordType::kTx)
+                             ? ViewTx(fv.payload, &record_.tx)
+                             : fv.type == static_cast<uint8_t>(RecordType::kData) && ViewData(fv.payload, &record_.data));
+    if (viewed) {
+      record_.decoded.type = fv.type;
+    } else {
+      ds = DecodePayload(fv.type, fv.payload, &record_.decoded);
+    }
     if (!ds.ok()) {
       Report(MakeIssue(IssueKind::kCorruption, pos_, ds.message()));
       if (record_index_ == 0) {

@@ -57,6 +57,8 @@ struct Record {
   uint64_t record_index = 0;
   std::string_view payload;     // valid until the next call to Next()
   AnyRecord decoded;            // meaningful when IsKnownRecordType(type) and decoding is on
+  TxView tx;                    // with ReaderOptions::light, for TX_RECORDs instead of decoded
+  DataView data;                // with ReaderOptions::light, for DATA_RECORD_V2s instead of decoded
 };
 
 struct ReaderOptions {
@@ -76,6 +78,9 @@ struct ReaderOptions {
   // as read: resident memory stays small when many WALs are read at once. A record's
   // views are then valid only until the next Next(), as always.
   bool release_consumed = false;
+  // With decode: TX_RECORDs and DATA_RECORD_V2s are only viewed (Record::tx, ::data),
+  // their payloads checked as strictly; the other types are decoded as usual.
+  bool light = false;
 };
 
 class WalReader {

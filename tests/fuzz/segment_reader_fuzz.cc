@@ -1,5 +1,7 @@
 // libFuzzer target: arbitrary bytes as one or two segments (plain or .wal.lz4) read
-// through WalReader. Any crash, out-of-range read, leak, hang or huge allocation is a bug.
+// through WalReader, and the same bytes as one TX and one DATA payload through the
+// light views, which must accept exactly what the decoder accepts. Any crash,
+// out-of-range read, leak, hang or huge allocation is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,5 +39,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const wal::Record* r = nullptr;
   uint64_t sum = 0;
   while (reader->Next(&r)) sum += r->size + r->payload.size();
+  // The light views accept exactly what the decoder accepts (the bytes as one payload).
+  std::string_view payload(bytes);
+  wal::AnyRecord decoded;
+  wal::TxView tx;
+  wal::DataView data_view;
+  if (wal::ViewTx(payload, &tx) != wal::DecodePayload(0, payload, &decoded).ok()) __builtin_trap();
+  if (wal::ViewData(payload, &data_view) != wal::DecodePayload(70, payload, &decoded).ok()) __builtin_trap();
+  if (wal::ViewData(payload, &data_view)) {
+    wal::DataEntryCursor cursor(data_view);
+    wal::DataEntry e;
+    size_t n = 0;
+    while (cursor.Next(&e)) n += e.key.size() + e.value.size() + 1;
+    sum += n;
+  }
   return static_cast<int>((sum + issues) & 0);
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "libwal/coding.h"
 #include "libwal/frame.h"
 #include "libwal/record.h"
 #include "tests/support/segment_builder.h"
@@ -126,6 +127,101 @@ TEST(RecordType, NamesAndAliasesParse) {
   EXPECT_EQ(t, RecordType::kCutFinish);
   EXPECT_FALSE(ParseRecordType("nope", &t));
   EXPECT_STREQ(RecordTypeName(99), "UNKNOWN");
+}
+
+// What a view of a payload shows, as the decoded record would.
+TxRecord FromView(const TxView& v) {
+  TxRecord r;
+  r.state = v.state;
+  r.flags = v.flags;
+  r.xid = v.xid;
+  r.topology_version = v.topology_version;
+  r.timestamp = v.timestamp;
+  // Participants from the node walk: a primary, then its backups.
+  Decoder d(v.participants);
+  for (uint16_t i = 0; i < v.participant_count; ++i) {
+    Participant p;
+    uint16_t nb = 0;
+    EXPECT_TRUE(d.GetFixed16(&p.primary) && d.GetFixed16(&nb));
+    p.backups.resize(nb);
+    for (auto& b : p.backups) EXPECT_TRUE(d.GetFixed16(&b));
+    r.participants.push_back(p);
+  }
+  std::vector<uint16_t> walked, expected;
+  v.ForEachParticipantNode([&](uint16_t o) { walked.push_back(o); });
+  for (const auto& p : r.participants) {
+    expected.push_back(p.primary);
+    expected.insert(expected.end(), p.backups.begin(), p.backups.end());
+  }
+  EXPECT_EQ(walked, expected);
+  Decoder c(v.counters);
+  r.counters.resize(v.counter_count);
+  for (auto& k : r.counters) {
+    EXPECT_TRUE(c.GetFixed32(&k.cache_id) && c.GetFixed32(&k.partition) && c.GetFixed64(&k.start) && c.GetFixed64(&k.delta));
+  }
+  return r;
+}
+
+DataRecord FromView(const DataView& v) {
+  DataRecord r;
+  r.timestamp = v.timestamp;
+  DataEntryCursor cursor(v);
+  DataEntry e;
+  while (cursor.Next(&e)) r.entries.push_back(e);
+  EXPECT_EQ(r.entries.size(), v.count);
+  return r;
+}
+
+// A view accepts exactly the payloads DecodePayload accepts, and shows the same fields:
+// checked on random records, every truncation of them, and changes of every byte.
+TEST(RecordView, AcceptsWhatDecodeAcceptsAndShowsTheSameFields) {
+  RecordGenerator g(7);
+  std::string payload;
+  size_t accepted = 0, refused = 0;
+  auto compare = [&](uint8_t type, std::string_view p) {
+    AnyRecord decoded;
+    const bool ok = DecodePayload(type, p, &decoded).ok();
+    if (type == static_cast<uint8_t>(RecordType::kTx)) {
+      TxView v;
+      ASSERT_EQ(ViewTx(p, &v), ok) << "payload of " << p.size() << " bytes";
+      if (ok) {
+        EXPECT_EQ(FromView(v), decoded.tx);
+      }
+    } else {
+      DataView v;
+      ASSERT_EQ(ViewData(p, &v), ok) << "payload of " << p.size() << " bytes";
+      if (ok) {
+        EXPECT_EQ(FromView(v), decoded.data);
+      }
+    }
+    (ok ? accepted : refused)++;
+  };
+  for (int i = 0; i < 400; ++i) {
+    for (uint8_t type : {uint8_t{0}, uint8_t{70}}) {
+      payload.clear();
+      if (type == 0) {
+        EncodePayload(g.MakeTx(), &payload);
+      } else {
+        EncodePayload(g.MakeData(static_cast<size_t>(i % 5), 40), &payload);
+      }
+      compare(type, payload);
+      for (size_t n = 0; n < payload.size(); ++n) compare(type, std::string_view(payload).substr(0, n));
+      compare(type, payload + '\0');
+      // Every byte set to the values the grammar tells apart (enum bounds, flag bits,
+      // small counts and lengths), and to a random one.
+      for (size_t at = 0; at < payload.size() && i < 120; ++at) {
+        for (int value : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0x80, 0xFF, -1}) {
+          std::string changed = payload;
+          changed[at] = static_cast<char>(value < 0 ? static_cast<int>(g.Below(256)) : value);
+          compare(type, changed);
+        }
+      }
+      if (HasFailure()) return;
+    }
+  }
+  // Both outcomes were exercised many times.
+  EXPECT_GT(accepted, 10000u);
+  EXPECT_GT(refused, 10000u);
 }
 
 }  // namespace
