@@ -3,7 +3,6 @@
 #include "libcut/tx_table.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -272,28 +271,28 @@ void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, C
     const CutOnNode* a = FindCut(*n, prev.id);
     const CutOnNode* b = FindCut(*n, next.id);
     if (a == nullptr || b == nullptr || !a->has_finish || !b->has_finish) continue;
-    // After in the next cut: listed in its after set, or classified After there.
-    std::function<bool(const wal::TxId&)> after_next;
+    // After in the next cut: listed in its after set, or classified After there (by the
+    // join's masks, or else a table of this node's).
     static thread_local TxTable table;
-    std::vector<wal::TxId> listed;
+    static thread_local IdSet listed;
     size_t at = join.nodes.size();
     if (use_join) at = static_cast<size_t>(std::find(join.nodes.begin(), join.nodes.end(), n) - join.nodes.begin());
-    if (at < join.nodes.size()) {
-      listed = b->after;
-      std::sort(listed.begin(), listed.end());
-      after_next = [&](const wal::TxId& x) {
-        if (std::binary_search(listed.begin(), listed.end(), x)) return true;
-        const uint32_t* k = join.first.Find(x);
-        return k != nullptr && (join.seen[*k].after >> at & 1) != 0;
-      };
+    const bool by_join = at < join.nodes.size();
+    if (by_join) {
+      listed.Assign(b->after);
     } else {
       table.Reset(b->after.size() + b->txs.size());
       for (const auto& x : b->after) table.Insert(x, 0);
       for (const auto& t : b->txs) {
         if (t.side == Side::kAfter) table.Insert(t.xid, 0);
       }
-      after_next = [&](const wal::TxId& x) { return table.Find(x) != nullptr; };
     }
+    auto after_next = [&](const wal::TxId& x) {
+      if (!by_join) return table.Find(x) != nullptr;
+      if (listed.Contains(x)) return true;
+      const uint32_t* k = join.first.Find(x);
+      return k != nullptr && (join.seen[*k].after >> at & 1) != 0;
+    };
     for (size_t k = 0; k < a->txs.size(); ++k) {
       if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].xid);
       const TxSide& t = a->txs[k];

@@ -334,15 +334,12 @@ class IndexBuilder {
     dupes(c.before, "before");
     dupes(c.after, "after");
     // The sets as written, sorted and unique, for lookups.
-    std::vector<wal::TxId> before = c.before, after = c.after;
-    for (auto* v : {&before, &after}) {
-      std::sort(v->begin(), v->end());
-      v->erase(std::unique(v->begin(), v->end()), v->end());
-    }
-    auto listed = [](const std::vector<wal::TxId>& v, const wal::TxId& x) {
-      return std::binary_search(v.begin(), v.end(), x);
-    };
-    for (const auto& x : before) {
+    IdSet& before = before_set_;
+    IdSet& after = after_set_;
+    before.Assign(c.before);
+    after.Assign(c.after);
+    auto listed = [](const IdSet& v, const wal::TxId& x) { return v.Contains(x); };
+    for (const auto& x : before.ids()) {
       if (listed(after, x)) {
         c.problems.push_back({"both-sets", x, c.finish, "listed in both the before and the after set"});
       }
@@ -424,7 +421,7 @@ class IndexBuilder {
     } else {
       keys.Reset(0);
     }
-    for (const auto& x : before) {
+    for (const auto& x : before.ids()) {
       const uint32_t* at_index = seen.Find(x);
       if (at_index == nullptr) {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the before set but not committed on this node"});
@@ -436,7 +433,7 @@ class IndexBuilder {
                                           at.ToString(), c.start.ToString(), c.finish.ToString())});
       }
     }
-    for (const auto& x : after) {
+    for (const auto& x : after.ids()) {
       if (seen.Find(x) == nullptr) {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the after set but not committed on this node"});
       }
@@ -462,6 +459,7 @@ class IndexBuilder {
   TxTable seen_;
   KeyTable keys_;
   PartitionTable partitions_;
+  IdSet before_set_, after_set_;
   std::vector<const Commit*> window_;
   std::vector<Side> window_sides_;
   uint64_t last_start_ts_ = 0;

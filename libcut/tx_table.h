@@ -96,6 +96,36 @@ class TxTable {
   std::vector<uint32_t> values_;   // by key
 };
 
+// A small sorted set of transaction ids (a Finish record's before or after set) asked
+// about every commit of a window: a 256-bit filter answers most of the misses.
+class IdSet {
+ public:
+  void Assign(std::vector<wal::TxId> ids) {
+    ids_ = std::move(ids);
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+    for (auto& w : filter_) w = 0;
+    for (const auto& x : ids_) {
+      const unsigned b = Bit(x);
+      filter_[b >> 6] |= uint64_t{1} << (b & 63);
+    }
+  }
+  bool Contains(const wal::TxId& x) const {
+    const unsigned b = Bit(x);
+    if ((filter_[b >> 6] >> (b & 63) & 1) == 0) return false;
+    return std::binary_search(ids_.begin(), ids_.end(), x);
+  }
+  const std::vector<wal::TxId>& ids() const { return ids_; }  // sorted, unique
+
+ private:
+  static unsigned Bit(const wal::TxId& x) {
+    const uint64_t h = (x.order ^ (uint64_t{x.node_order} << 48) ^ (uint64_t{x.topology_version} << 32)) * 0x9E3779B97F4A7C15ULL;
+    return static_cast<unsigned>(h >> 56);
+  }
+  std::vector<wal::TxId> ids_;
+  uint64_t filter_[4] = {0, 0, 0, 0};
+};
+
 // Per key of a window (cache, partition and the XXH3 of the key bytes): the highest
 // counter written Before (and by which commit) and the lowest written After.
 class KeyTable {
