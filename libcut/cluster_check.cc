@@ -309,6 +309,29 @@ void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, C
   }
 }
 
+// Whether CheckNesting can find anything, from the joins of the two cuts alone: some
+// transaction Before on a node in `prev` and After (or listed after) there in `next`.
+// False is a proof; true, or joins that cannot tell, send the cuts to CheckNesting.
+bool NestingMayFail(const CutJoin& prev, const CutJoin& next, const wal::Uuid& next_id) {
+  if (!prev.valid || !next.valid || !prev.masked || !next.masked || prev.nodes != next.nodes) return true;
+  auto before_in_prev = [&](const wal::TxId& x) -> uint64_t {
+    const uint32_t* k = prev.first.Find(x);
+    return k == nullptr ? 0 : prev.seen[*k].nodes & ~prev.seen[*k].after;
+  };
+  const auto& ids = next.first.keys();
+  for (size_t e = 0; e < next.seen.size(); ++e) {
+    if (next.seen[e].after != 0 && (before_in_prev(ids[e]) & next.seen[e].after) != 0) return true;
+  }
+  for (size_t i = 0; i < next.nodes.size(); ++i) {
+    const CutOnNode* b = FindCut(*next.nodes[i], next_id);
+    if (b == nullptr) continue;
+    for (const auto& x : b->after) {
+      if ((before_in_prev(x) >> i & 1) != 0) return true;
+    }
+  }
+  return false;
+}
+
 // Releases what only the check of this cut needed, on every node.
 void Release(std::vector<NodeIndex>& views, const wal::Uuid& id) {
   for (auto& v : views) {
@@ -361,6 +384,7 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
   std::map<std::string, size_t> last;  // base -> its last consistent cut, kept for nesting
   std::map<std::string, uint32_t> increments;
   CutJoin join;
+  std::map<std::string, CutJoin> last_join;  // base -> the join of its last consistent cut
   for (;;) {
     // Every node one cut ahead (or at its end): then the earliest head is the next cut.
     size_t best = n;
@@ -394,7 +418,9 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     for (const auto& [v, node] : notes) end_notes.emplace_back(out.report.cuts.size(), v, node);
     // Each consistent cut against the last consistent cut of the same base.
     auto it = last.find(r.base);
-    if (it != last.end()) CheckNesting(ptrs, out.report.cuts[it->second], r, join);
+    if (it != last.end() && NestingMayFail(last_join[r.base], join, r.id)) {
+      CheckNesting(ptrs, out.report.cuts[it->second], r, join);
+    }
     const bool consistent = r.status == CutStatus::kConsistent;
     if (consistent && !r.base.empty()) r.increment = ++increments[r.base];
     out.report.cuts.push_back(std::move(r));
@@ -402,6 +428,7 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     if (consistent) {
       if (it != last.end()) Release(views, out.report.cuts[it->second].id);
       last[out.report.cuts[index].base] = index;
+      std::swap(last_join[out.report.cuts[index].base], join);  // the old one's memory is reused
     } else {
       Release(views, id);
     }

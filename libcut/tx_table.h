@@ -61,6 +61,7 @@ class TxTable {
   }
 
   size_t size() const { return keys_.size(); }
+  const std::vector<wal::TxId>& keys() const { return keys_; }  // in insertion order
 
  private:
   // A slot is 0 (empty) or the high 32 bits of the key's hash (never 0) over the index

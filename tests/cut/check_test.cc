@@ -185,6 +185,31 @@ TEST_F(DamagedWal, TransactionMovedFromBeforeToAfterOnOneNode) {
   EXPECT_TRUE(names_tx);
 }
 
+// A transaction Before in one cut and listed after in the next one's Finish record on
+// the same node: the increments are not nested there.
+TEST_F(DamagedWal, BeforeOfOneCutListedAfterInTheNext) {
+  wal::TxId moved;
+  int finishes = 0;
+  ASSERT_TRUE(testing_support::RewriteWal(c_ + "/node-0/wal", [&](wal::AnyRecord& a) {
+    if (a.type != static_cast<uint8_t>(wal::RecordType::kCutFinish)) return 1;
+    ++finishes;
+    if (finishes == 1 && !a.cut_finish.before.empty()) moved = a.cut_finish.before.front();
+    if (finishes == 2 && !moved.IsNull()) a.cut_finish.after.push_back(moved);
+    return 1;
+  }));
+  ASSERT_FALSE(moved.IsNull()) << "the first cut has no before set on node-0";
+  auto j = Check(1);
+  ASSERT_GE(j["cuts"].size(), 2u);
+  bool found = false;
+  for (const auto& v : j["cuts"][1]["violations"]) {
+    found |= v["kind"] == "not-nested" && v["tx"] == moved.ToString() && v["nodes"] == nlohmann::json::array({"node-0"});
+  }
+  EXPECT_TRUE(found) << j["cuts"][1].dump(1);
+  EXPECT_EQ(j["cuts"][1]["status"], "inconsistent");
+  // The first cut is untouched.
+  EXPECT_EQ(j["cuts"][0]["status"], "consistent");
+}
+
 TEST_F(DamagedWal, FinishRecordRemoved) {
   bool dropped = false;
   ASSERT_TRUE(testing_support::RewriteWal(c_ + "/node-1/wal", [&](wal::AnyRecord& a) {
