@@ -241,9 +241,10 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
     return window.Find(x) != nullptr;
   };
   for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& t : on[i]->txs) {
+    for (const auto& tp : on[i]->participants) {
+      const TxSide& t = on[i]->txs[tp.tx];
       if (t.side != Side::kBefore || t.commit < on[i]->start) continue;
-      for (uint16_t order : t.participants) {
+      for (uint16_t order : tp.nodes) {
         auto o = by_order.find(order);
         if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
         if (!committed_on(t.xid, o->second)) {
@@ -338,6 +339,7 @@ void Release(std::vector<NodeIndex>& views, const wal::Uuid& id) {
     for (auto& c : v.cuts) {
       if (c.id != id) continue;
       std::vector<TxSide>().swap(c.txs);
+      std::vector<TxParticipants>().swap(c.participants);
       std::vector<wal::TxId>().swap(c.before);
       std::vector<wal::TxId>().swap(c.after);
       std::vector<LocalProblem>().swap(c.problems);

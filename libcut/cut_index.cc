@@ -196,6 +196,20 @@ class IndexBuilder {
     return id;
   }
 
+  // The first commit of buffer_ at index `from` or later whose pointer is not below `p`.
+  size_t LowerBound(size_t from, const wal::Pointer& p) const {
+    size_t lo = from, hi = buffer_.size();
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (buffer_[mid].ptr < p) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
   CutState* Find(const wal::Uuid& id) {
     for (auto& s : states_) {
       if (s.cut.id == id) return &s;
@@ -344,63 +358,68 @@ class IndexBuilder {
         c.problems.push_back({"both-sets", x, c.finish, "listed in both the before and the after set"});
       }
     }
-    // Classify every commit of the window by the seed rules.
-    TxTable& seen = seen_;  // xid -> index in c.txs
-    std::vector<bool> in_range;                                 // by index in c.txs: a commit between Start and Finish
+    // Classify every commit of the window by the seed rules. The window's commits are
+    // buffer_[wfirst, wend), in WAL order; the Start and Finish records split them into
+    // those before Start, those between Start and Finish, and those after Finish.
+    const size_t wfirst = LowerBound(0, lo);
+    const size_t wend = LowerBound(wfirst, hi);
+    const size_t wstart = LowerBound(wfirst, c.start);
+    const size_t wfinish = std::max(wstart, LowerBound(wstart, c.finish));
+    auto side_of = [&](size_t bi) {
+      const wal::TxId& x = buffer_[bi].xid;
+      if (bi < wstart) return after.Contains(x) ? Side::kAfter : Side::kBefore;
+      if (bi < wfinish) return before.Contains(x) ? Side::kBefore : Side::kAfter;
+      return Side::kAfter;
+    };
+    TxTable& seen = seen_;      // xid -> index in c.txs
+    TxTable& ranged = ranged_;  // listed before and committed between Start and Finish
     // Per key, the highest Before counter must stay below the lowest After counter. The
     // partitions are checked first; only the keys of a partition that fails that go to
     // a table (in a correct cut, those of the few transactions in flight at Start).
     PartitionTable& partitions = partitions_;
-    std::vector<const Commit*>& window = window_;  // the window's commits, in order
-    std::vector<Side>& sides = window_sides_;
-    window.clear();
-    sides.clear();
-    seen.Reset(buffer_.size());
+    seen.Reset(wend - wfirst);
+    ranged.Reset(before.ids().size());
     partitions.Reset();
-    c.txs.reserve(buffer_.size());
+    c.txs.reserve(wend - wfirst);
     constexpr size_t kAhead = 8;  // prefetch distance
-    for (size_t bi = 0; bi < buffer_.size(); ++bi) {
-      if (bi + kAhead < buffer_.size()) seen.Prefetch(buffer_[bi + kAhead].xid);
+    for (size_t bi = wfirst; bi < wend; ++bi) {
+      if (bi + kAhead < wend) seen.Prefetch(buffer_[bi + kAhead].xid);
       const Commit& k = buffer_[bi];
-      if (k.ptr < lo || !(k.ptr < hi)) continue;
-      Side side;
-      if (k.ptr < c.start) {
-        side = listed(after, k.xid) ? Side::kAfter : Side::kBefore;
-      } else if (k.ptr < c.finish) {
-        side = listed(before, k.xid) ? Side::kBefore : Side::kAfter;
-      } else {
-        side = Side::kAfter;
-        if (listed(before, k.xid) || listed(after, k.xid)) {
-          c.problems.push_back({"listed-after-finish", k.xid, k.ptr,
-                                fmt::format("listed in the Finish record at {} but committed after it",
-                                            c.finish.ToString())});
+      Side side = Side::kAfter;
+      if (bi < wstart) {
+        side = after.Contains(k.xid) ? Side::kAfter : Side::kBefore;
+      } else if (bi < wfinish) {
+        if (before.Contains(k.xid)) {
+          side = Side::kBefore;
+          ranged.Insert(k.xid, 0);
         }
+      } else if (before.Contains(k.xid) || after.Contains(k.xid)) {
+        c.problems.push_back({"listed-after-finish", k.xid, k.ptr,
+                              fmt::format("listed in the Finish record at {} but committed after it",
+                                          c.finish.ToString())});
       }
       auto [slot, fresh] = seen.Insert(k.xid, static_cast<uint32_t>(c.txs.size()));
       const uint32_t first = *slot;
-      if (fresh) in_range.push_back(false);
-      if (c.start < k.ptr && k.ptr < c.finish) in_range[first] = true;
       if (fresh) {
         // Participants matter only for Before transactions committed after Start (the
         // participant rule of the cluster check); the rest carry none.
-        TxSide ts{k.xid, side, k.ptr, {}};
-        if (side == Side::kBefore && c.start < k.ptr) {
+        if (side == Side::kBefore && bi >= wstart) {
+          TxParticipants tp{static_cast<uint32_t>(c.txs.size()), {}};
           if (k.participant_set != UINT32_MAX) {
-            ts.participants = participant_sets_[k.participant_set];
+            tp.nodes = participant_sets_[k.participant_set];
           } else {
             for (uint64_t m = k.participant_mask; m != 0; m &= m - 1) {
-              ts.participants.push_back(static_cast<uint16_t>(__builtin_ctzll(m)));
+              tp.nodes.push_back(static_cast<uint16_t>(__builtin_ctzll(m)));
             }
           }
+          c.participants.push_back(std::move(tp));
         }
-        c.txs.push_back(std::move(ts));
+        c.txs.push_back(TxSide{k.xid, k.ptr, side});
       } else if (c.txs[first].side != side) {
         c.problems.push_back({"side-split", k.xid, k.ptr,
                               fmt::format("committed on both sides of the cut on this node (at {} and {})",
                                           c.txs[first].commit.ToString(), k.ptr.ToString())});
       }
-      window.push_back(&k);
-      sides.push_back(side);
       for (uint64_t wi = k.writes_begin; wi < k.writes_begin + k.writes_count; ++wi) {
         const Write& w = arena_[wi - arena_base_];
         partitions.Add(w.cache, w.partition, w.counter, side == Side::kBefore);
@@ -409,13 +428,13 @@ class IndexBuilder {
     KeyTable& keys = keys_;
     if (partitions.AnyConflict()) {
       keys.Reset(64);
-      for (size_t at = 0; at < window.size(); ++at) {
-        const Commit& k = *window[at];
+      for (size_t bi = wfirst; bi < wend; ++bi) {
+        const Commit& k = buffer_[bi];
         for (uint64_t wi = k.writes_begin; wi < k.writes_begin + k.writes_count; ++wi) {
           const Write& w = arena_[wi - arena_base_];
           if (!partitions.MayConflict(w.cache, w.partition)) continue;
-          keys.Add(w.key_hash, w.partition, w.cache, w.counter, sides[at] == Side::kBefore,
-                   static_cast<uint32_t>(at));
+          keys.Add(w.key_hash, w.partition, w.cache, w.counter, side_of(bi) == Side::kBefore,
+                   static_cast<uint32_t>(bi - wfirst));
         }
       }
     } else {
@@ -425,7 +444,7 @@ class IndexBuilder {
       const uint32_t* at_index = seen.Find(x);
       if (at_index == nullptr) {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the before set but not committed on this node"});
-      } else if (!in_range[*at_index]) {
+      } else if (ranged.Find(x) == nullptr) {
         // (A transaction with two roles here may commit one of them before Start.)
         const wal::Pointer at = c.txs[*at_index].commit;
         c.problems.push_back({"before-outside-range", x, at,
@@ -441,7 +460,7 @@ class IndexBuilder {
     std::vector<LocalProblem> key_problems;
     for (const auto& e : keys.slots()) {
       if (!keys.used(e) || e.before_commit == UINT32_MAX || e.min_after == UINT64_MAX || e.max_before < e.min_after) continue;
-      const Commit& k = *window[e.before_commit];
+      const Commit& k = buffer_[wfirst + e.before_commit];
       key_problems.push_back({"key-order", k.xid, k.ptr,
                               fmt::format("cache {} partition {} key xxh3:{:016x}: a Before write has counter "
                                           "{}, an After write counter {}",
@@ -460,8 +479,7 @@ class IndexBuilder {
   KeyTable keys_;
   PartitionTable partitions_;
   IdSet before_set_, after_set_;
-  std::vector<const Commit*> window_;
-  std::vector<Side> window_sides_;
+  TxTable ranged_;
   uint64_t last_start_ts_ = 0;
   std::unordered_map<wal::TxId, std::vector<Write>, wal::TxIdHash> pending_;
   wal::TxId last_xid_;

@@ -22,9 +22,15 @@ enum class Side : uint8_t { kBefore, kAfter };
 // One committed transaction seen in a cut's window on this node.
 struct TxSide {
   wal::TxId xid;
-  Side side = Side::kAfter;
   wal::Pointer commit;               // its COMMITTED TxRecord
-  std::vector<uint16_t> participants;  // node orders: primaries and backups
+  Side side = Side::kAfter;
+};
+
+// The participants of a window transaction (by index in CutOnNode::txs): node orders of
+// primaries and backups, sorted.
+struct TxParticipants {
+  uint32_t tx = 0;
+  std::vector<uint16_t> nodes;
 };
 
 // A problem visible from one node's WAL alone.
@@ -48,6 +54,9 @@ struct CutOnNode {
   std::vector<wal::TxId> before;     // the Finish record's sets, as written
   std::vector<wal::TxId> after;
   std::vector<TxSide> txs;           // commits of the window, classified
+  // For the Before transactions committed after Start (the participant rule of the
+  // cluster check), in the order of txs.
+  std::vector<TxParticipants> participants;
   std::vector<LocalProblem> problems;
   // A read problem (corruption, missing segment) inside the window, with its address.
   std::optional<std::string> unverifiable;

@@ -54,8 +54,13 @@ std::string EncodeSummary(const NodeIndex& n) {
     cj["before"] = TxList(c.before);
     cj["after"] = TxList(c.after);
     Json txs = Json::array();
-    for (const auto& t : c.txs) {
-      txs.push_back(Json::array({t.xid.ToString(), t.side == Side::kBefore ? "B" : "A", t.commit.ToString(), t.participants}));
+    size_t next = 0;  // in c.participants, which follows the order of c.txs
+    for (size_t k = 0; k < c.txs.size(); ++k) {
+      const auto& t = c.txs[k];
+      std::vector<uint16_t> nodes;
+      while (next < c.participants.size() && c.participants[next].tx < k) ++next;
+      if (next < c.participants.size() && c.participants[next].tx == k) nodes = c.participants[next].nodes;
+      txs.push_back(Json::array({t.xid.ToString(), t.side == Side::kBefore ? "B" : "A", t.commit.ToString(), nodes}));
     }
     cj["txs"] = txs;
     Json probs = Json::array();
@@ -110,8 +115,9 @@ wal::Result<NodeIndex> DecodeSummary(const std::string& text, const std::string&
         s.xid = ParseTx(t.at(0));
         s.side = t.at(1).get<std::string>() == "B" ? Side::kBefore : Side::kAfter;
         s.commit = ParsePtr(t.at(2));
-        s.participants = t.at(3).get<std::vector<uint16_t>>();
-        c.txs.push_back(std::move(s));
+        auto nodes = t.at(3).get<std::vector<uint16_t>>();
+        if (!nodes.empty()) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), std::move(nodes)});
+        c.txs.push_back(s);
       }
       for (const auto& p : cj.at("problems")) {
         LocalProblem lp;
