@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Benchmark of `walcut check` and `walcut cuts` against `walcut dump --stats` over the same
 # node WALs: an 8-node, 256-partition, 2-backup cluster of N transactions (default 1M),
-# a cut every 10000 transactions, generated once. Prints seconds, WAL MB/s, the ratio to
-# dump --stats and peak RSS; runs a
-# second, shorter cluster to show peak memory does not follow WAL length.
+# a cut every 10000 transactions, generated once. Prints the best seconds of
+# BENCH_ROUNDS rounds (default 5; each round runs every command once, in turn), WAL MB/s,
+# the ratio to dump --stats and peak RSS; runs a second, shorter cluster to show peak
+# memory does not follow WAL length.
 #
 #   tests/bench/check_bench.sh [BUILD_DIR] [TXS]
 set -euo pipefail
 build=${1:-build/release}
 txs=${2:-1000000}
+rounds=${BENCH_ROUNDS:-5}
 walcut=$build/tools/walcut
 [ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
 data=${BENCH_DIR:-$build/bench-data}
@@ -22,34 +24,41 @@ make_cluster() {  # make_cluster DIR TXS
   "$walcut" simulate -o "$1" -q --nodes 8 --partitions 256 --backups 2 --txs "$2" --cuts 100000 --cut-interval 10000
 }
 
-run() {  # run NAME CMD...: best of 3 seconds and the last peak RSS in KiB
-  local name=$1; shift
-  local best=999999 rss=0
-  for _ in 1 2 3; do
-    local t0 t1
-    t0=$(date +%s.%N)
-    /usr/bin/time -f %M -o /tmp/walcut-check-rss "$@" >/dev/null || true
-    t1=$(date +%s.%N)
-    best=$(python3 -c "print(min($best, $t1 - $t0))")
-    rss=$(cat /tmp/walcut-check-rss)
-  done
-  printf '%s\t%s\t%s\n' "$name" "$best" "$rss"
-}
-
 big=$data/check-cluster-ci-$txs
 small=$data/check-cluster-ci-$((txs / 4))
 make_cluster "$big" "$txs"
 make_cluster "$small" $((txs / 4))
 bytes=$(du -sb "$big"/node-*/wal | awk '{s+=$1} END {print s}')
-cat "$big"/node-*/wal/* >/dev/null
-{
-  run "dump --stats" "$walcut" dump --stats "$big"
-  run "cuts" "$walcut" cuts "$big"
-  run "check" "$walcut" check "$big"
-  run "check ($((txs / 4)) txs)" "$walcut" check "$small"
-} >/tmp/walcut-check-results
+cat "$big"/node-*/wal/* "$small"/node-*/wal/* >/dev/null  # warm the page cache
+
+names=("dump --stats" "cuts" "check" "check ($((txs / 4)) txs)")
+args_of() {  # the walcut arguments of a row
+  case $1 in
+    "dump --stats") echo "dump --stats $big" ;;
+    "cuts") echo "cuts $big" ;;
+    "check") echo "check $big" ;;
+    *) echo "check $small" ;;
+  esac
+}
+# Rounds of every command in turn, best time of each: on a shared machine a slow spell
+# then falls on all commands alike rather than on one. Peak RSS is the largest seen.
+declare -A best rss
+for name in "${names[@]}"; do best[$name]=999999; rss[$name]=0; done
+for _ in $(seq "$rounds"); do
+  for name in "${names[@]}"; do
+    read -ra args <<<"$(args_of "$name")"
+    t0=$(date +%s.%N)
+    /usr/bin/time -f %M -o /tmp/walcut-check-rss "$walcut" "${args[@]}" >/dev/null || true
+    t1=$(date +%s.%N)
+    best[$name]=$(python3 -c "print(min(${best[$name]}, $t1 - $t0))")
+    r=$(tail -1 /tmp/walcut-check-rss)
+    if [ "$r" -gt "${rss[$name]}" ]; then rss[$name]=$r; fi
+  done
+done
+for name in "${names[@]}"; do printf '%s\t%s\t%s\n' "$name" "${best[$name]}" "${rss[$name]}"; done >/tmp/walcut-check-results
+
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
-echo "input:   8 nodes, $txs transactions, $((bytes / 1048576)) MiB of WAL"
+echo "input:   8 nodes, $txs transactions, $((bytes / 1048576)) MiB of WAL; best of $rounds rounds"
 python3 - "$bytes" <<'PY'
 import sys
 total = int(sys.argv[1])
