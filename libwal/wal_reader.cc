@@ -283,7 +283,7 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
 }
 
 bool WalReader::Step() {
-  if (options_.release_consumed && pos_ >= released_ + (1u << 20)) {
+  if (options_.release_consumed && pos_ >= released_ + (4u << 20)) {
     bytes_.DropBefore(pos_);  // the record returned last is dead by now
     released_ = pos_;
   }

@@ -74,7 +74,8 @@ struct ReaderOptions {
   // `from` is known to be a record boundary (a pointer this reader returned as end()):
   // reading starts there directly instead of at the segment's beginning.
   bool from_is_boundary = false;
-  // Give back the pages of a mapped segment once read past (every MiB), and page it in
+  // Give back the pages of a mapped segment once read past (every 4 MiB: each release
+  // flushes the TLBs of every core the process runs on), and page it in
   // as read: resident memory stays small when many WALs are read at once. A record's
   // views are then valid only until the next Next(), as always.
   bool release_consumed = false;
