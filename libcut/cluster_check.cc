@@ -70,17 +70,24 @@ std::vector<const NodeIndex*> Baseline(const std::vector<const NodeIndex*>& all,
 // The window transactions of one cut on all its baseline nodes, by id (see CheckCut).
 struct CutJoin {
   struct Seen {
-    Side side;        // on the first node that has it
-    size_t node;      // that node, by index in `nodes`
-    wal::Pointer at;  // its commit there
+    wal::TxId xid;
+    wal::Pointer at;  // its commit on the first node that has it
     uint64_t nodes;   // the nodes that committed it, when `masked`
     uint64_t after;   // those that have it After, when `masked`
+    uint32_t node;    // that first node, by index in `nodes`
+    Side side;        // there
   };
   bool valid = false;   // built for the cut checked last
   bool masked = false;  // at most 64 nodes: the masks are kept
   std::vector<const NodeIndex*> nodes;
-  TxTable first;        // xid -> index in `seen`
+  IdIndex first;        // xid -> index in `seen`
   std::vector<Seen> seen;
+
+  // The entry of `x`, or nullptr.
+  const Seen* Find(const wal::TxId& x) const {
+    const uint32_t k = first.Find(x, [this](uint32_t i) -> const wal::TxId& { return seen[i].xid; });
+    return k == UINT32_MAX ? nullptr : &seen[k];
+  }
 };
 
 // `last_start[i]`: the latest Start timestamp node `all[i]` has read. Violations whose
@@ -194,9 +201,10 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
     for (size_t k = 0; k < txs.size(); ++k) {
       if (k + kAhead < txs.size()) j.first.Prefetch(txs[k + kAhead].xid);
       const TxSide& t = txs[k];
-      auto [slot, fresh] = j.first.Insert(t.xid, static_cast<uint32_t>(j.seen.size()));
-      if (fresh) j.seen.push_back(CutJoin::Seen{t.side, i, t.commit, 0, 0});
-      CutJoin::Seen& f = j.seen[*slot];
+      const auto [at, fresh] = j.first.Insert(t.xid, static_cast<uint32_t>(j.seen.size()),
+                                              [&](uint32_t e) -> const wal::TxId& { return j.seen[e].xid; });
+      if (fresh) j.seen.push_back(CutJoin::Seen{t.xid, t.commit, 0, 0, static_cast<uint32_t>(i), t.side});
+      CutJoin::Seen& f = j.seen[at];
       f.nodes |= bit;
       if (t.side == Side::kAfter) f.after |= bit;
       if (!fresh && f.side != t.side) {
@@ -232,7 +240,7 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
   }
   // Committed near the cut on node `o`.
   auto committed_on = [&](const wal::TxId& x, size_t o) {
-    if (j.masked) return (j.seen[*j.first.Find(x)].nodes >> o & 1) != 0;
+    if (j.masked) return (j.Find(x)->nodes >> o & 1) != 0;
     auto& window = windows[o];
     if (window.size() == 0 && !on[o]->txs.empty()) {
       window.Reset(on[o]->txs.size());
@@ -291,8 +299,8 @@ void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, C
     auto after_next = [&](const wal::TxId& x) {
       if (!by_join) return table.Find(x) != nullptr;
       if (listed.Contains(x)) return true;
-      const uint32_t* k = join.first.Find(x);
-      return k != nullptr && (join.seen[*k].after >> at & 1) != 0;
+      const CutJoin::Seen* e = join.Find(x);
+      return e != nullptr && (e->after >> at & 1) != 0;
     };
     for (size_t k = 0; k < a->txs.size(); ++k) {
       if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].xid);
@@ -316,12 +324,11 @@ void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, C
 bool NestingMayFail(const CutJoin& prev, const CutJoin& next, const wal::Uuid& next_id) {
   if (!prev.valid || !next.valid || !prev.masked || !next.masked || prev.nodes != next.nodes) return true;
   auto before_in_prev = [&](const wal::TxId& x) -> uint64_t {
-    const uint32_t* k = prev.first.Find(x);
-    return k == nullptr ? 0 : prev.seen[*k].nodes & ~prev.seen[*k].after;
+    const CutJoin::Seen* e = prev.Find(x);
+    return e == nullptr ? 0 : e->nodes & ~e->after;
   };
-  const auto& ids = next.first.keys();
-  for (size_t e = 0; e < next.seen.size(); ++e) {
-    if (next.seen[e].after != 0 && (before_in_prev(ids[e]) & next.seen[e].after) != 0) return true;
+  for (const auto& e : next.seen) {
+    if (e.after != 0 && (before_in_prev(e.xid) & e.after) != 0) return true;
   }
   for (size_t i = 0; i < next.nodes.size(); ++i) {
     const CutOnNode* b = FindCut(*next.nodes[i], next_id);

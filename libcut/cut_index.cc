@@ -371,7 +371,8 @@ class IndexBuilder {
       if (bi < wfinish) return before.Contains(x) ? Side::kBefore : Side::kAfter;
       return Side::kAfter;
     };
-    TxTable& seen = seen_;      // xid -> index in c.txs
+    IdIndex& seen = seen_;      // xid -> index in c.txs
+    auto id_at = [&](uint32_t i) -> const wal::TxId& { return c.txs[i].xid; };
     TxTable& ranged = ranged_;  // listed before and committed between Start and Finish
     // Per key, the highest Before counter must stay below the lowest After counter. The
     // partitions are checked first; only the keys of a partition that fails that go to
@@ -398,8 +399,7 @@ class IndexBuilder {
                               fmt::format("listed in the Finish record at {} but committed after it",
                                           c.finish.ToString())});
       }
-      auto [slot, fresh] = seen.Insert(k.xid, static_cast<uint32_t>(c.txs.size()));
-      const uint32_t first = *slot;
+      const auto [first, fresh] = seen.Insert(k.xid, static_cast<uint32_t>(c.txs.size()), id_at);
       if (fresh) {
         // Participants matter only for Before transactions committed after Start (the
         // participant rule of the cluster check); the rest carry none.
@@ -441,19 +441,19 @@ class IndexBuilder {
       keys.Reset(0);
     }
     for (const auto& x : before.ids()) {
-      const uint32_t* at_index = seen.Find(x);
-      if (at_index == nullptr) {
+      const uint32_t at_index = seen.Find(x, id_at);
+      if (at_index == UINT32_MAX) {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the before set but not committed on this node"});
       } else if (ranged.Find(x) == nullptr) {
         // (A transaction with two roles here may commit one of them before Start.)
-        const wal::Pointer at = c.txs[*at_index].commit;
+        const wal::Pointer at = c.txs[at_index].commit;
         c.problems.push_back({"before-outside-range", x, at,
                               fmt::format("in the before set but committed at {}, not between Start {} and Finish {}",
                                           at.ToString(), c.start.ToString(), c.finish.ToString())});
       }
     }
     for (const auto& x : after.ids()) {
-      if (seen.Find(x) == nullptr) {
+      if (seen.Find(x, id_at) == UINT32_MAX) {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the after set but not committed on this node"});
       }
     }
@@ -475,7 +475,7 @@ class IndexBuilder {
   NodeIndex* index_;
   std::deque<CutOnNode>* ready_;
   std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
-  TxTable seen_;
+  IdIndex seen_;
   KeyTable keys_;
   PartitionTable partitions_;
   IdSet before_set_, after_set_;

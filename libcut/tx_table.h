@@ -97,6 +97,87 @@ class TxTable {
   std::vector<uint32_t> values_;   // by key
 };
 
+// An index over ids the caller keeps in an array of its own: each slot is eight bytes,
+// a tag of the id's hash and the id's position in that array, and no copy of the ids is
+// made (a tag that matches is confirmed through `id_at`). For a window's table, whose
+// ids are already in the window's transactions, that halves what the table touches.
+class IdIndex {
+ public:
+  void Reset(size_t expected) {
+    size_t cap = 16;
+    while (cap < expected * 2) cap <<= 1;
+    if (slots_.size() < cap) slots_.resize(cap);
+    std::fill_n(slots_.begin(), cap, uint64_t{0});
+    mask_ = cap - 1;
+    size_ = 0;
+  }
+
+  // The position of `x`, or `position` after recording it there; true when recorded.
+  template <typename IdAt>
+  std::pair<uint32_t, bool> Insert(const wal::TxId& x, uint32_t position, IdAt&& id_at) {
+    if (slots_.empty()) Reset(0);
+    if ((size_ + 1) * 2 > mask_ + 1) Grow(id_at);
+    const uint64_t h = Hash(x);
+    const uint64_t tag = Tag(h);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const uint64_t e = slots_[i];
+      if (e == 0) {
+        slots_[i] = tag | position;
+        ++size_;
+        return {position, true};
+      }
+      if ((e & kTagMask) == tag && id_at(static_cast<uint32_t>(e)) == x) return {static_cast<uint32_t>(e), false};
+    }
+  }
+
+  // The position of `x`, or UINT32_MAX.
+  template <typename IdAt>
+  uint32_t Find(const wal::TxId& x, IdAt&& id_at) const {
+    if (slots_.empty()) return UINT32_MAX;
+    const uint64_t h = Hash(x);
+    const uint64_t tag = Tag(h);
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const uint64_t e = slots_[i];
+      if (e == 0) return UINT32_MAX;
+      if ((e & kTagMask) == tag && id_at(static_cast<uint32_t>(e)) == x) return static_cast<uint32_t>(e);
+    }
+  }
+
+  void Prefetch(const wal::TxId& x) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[Hash(x) & mask_]);
+  }
+
+ private:
+  static constexpr uint64_t kTagMask = 0xFFFFFFFF00000000ULL;
+  static uint64_t Hash(const wal::TxId& x) {
+    uint64_t h = x.order * 0x9E3779B97F4A7C15ULL ^ (uint64_t{x.node_order} << 40 | x.topology_version);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+    return h;
+  }
+  static uint64_t Tag(uint64_t h) { return (h & kTagMask) | (uint64_t{1} << 32); }
+
+  template <typename IdAt>
+  void Grow(IdAt&& id_at) {
+    std::vector<uint64_t> old(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(mask_ + 1));
+    const size_t cap = (mask_ + 1) * 2;
+    slots_.assign(cap, 0);
+    mask_ = cap - 1;
+    for (const uint64_t e : old) {
+      if (e == 0) continue;
+      const uint64_t h = Hash(id_at(static_cast<uint32_t>(e)));
+      size_t i = h & mask_;
+      while (slots_[i] != 0) i = (i + 1) & mask_;
+      slots_[i] = e;
+    }
+  }
+
+  std::vector<uint64_t> slots_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
 // A small sorted set of transaction ids (a Finish record's before or after set) asked
 // about every commit of a window: a 256-bit filter answers most of the misses.
 class IdSet {

@@ -70,5 +70,36 @@ TEST(KeyTable, KeepsTheFirstHighestBeforeAndTheLowestAfterPerKey) {
   }
 }
 
+// An index over ids kept by the caller: positions come back for ids seen before, growth
+// past the size asked for rehashes through the caller's array, and a reset forgets all.
+TEST(IdIndex, FindsPositionsInTheCallersArrayAndGrows) {
+  IdIndex index;
+  std::vector<wal::TxId> ids;
+  auto id_at = [&](uint32_t i) -> const wal::TxId& { return ids[i]; };
+  for (int round = 0; round < 3; ++round) {
+    index.Reset(4);
+    ids.clear();
+    // Every id twice: the second time finds the first position.
+    for (uint64_t i = 0; i < 6000; ++i) {
+      const wal::TxId x = Tx(i / 2 + static_cast<uint64_t>(round) * 100000);
+      const auto [at, fresh] = index.Insert(x, static_cast<uint32_t>(ids.size()), id_at);
+      ASSERT_EQ(fresh, i % 2 == 0) << i;
+      if (fresh) {
+        ASSERT_EQ(at, ids.size());
+        ids.push_back(x);
+      } else {
+        ASSERT_EQ(ids[at], x);
+      }
+    }
+    ASSERT_EQ(ids.size(), 3000u);
+    for (uint32_t k = 0; k < ids.size(); ++k) ASSERT_EQ(index.Find(ids[k], id_at), k);
+    // Nothing of an earlier round shows through.
+    if (round > 0) {
+      EXPECT_EQ(index.Find(Tx(static_cast<uint64_t>(round - 1) * 100000), id_at), UINT32_MAX);
+    }
+    EXPECT_EQ(index.Find(wal::TxId{}, id_at), UINT32_MAX);
+  }
+}
+
 }  // namespace
 }  // namespace cut
