@@ -61,7 +61,6 @@ class TxTable {
   }
 
   size_t size() const { return keys_.size(); }
-  const std::vector<wal::TxId>& keys() const { return keys_; }  // in insertion order
 
  private:
   // A slot is 0 (empty) or the high 32 bits of the key's hash (never 0) over the index
@@ -315,11 +314,25 @@ class PartitionTable {
       slots_.assign(std::max<size_t>(slots_.size(), 64), Entry{});
       mask_ = slots_.size() - 1;
       gen_ = 1;
+      std::fill(direct_.begin(), direct_.end(), nullptr);
     }
   }
 
   void Add(uint32_t cache, uint32_t partition, uint64_t counter, bool before) {
-    Entry* e = Slot(uint64_t{cache} << 32 | partition);
+    // The partitions of one cache (the first seen) go by their number straight to their
+    // slot: a window's writes mostly hit those few, and skip hashing and probing.
+    Entry* e;
+    if (cache == direct_cache_ && partition < direct_.size() && direct_[partition] != nullptr &&
+        direct_[partition]->gen == gen_ && direct_[partition]->id == (uint64_t{cache} << 32 | partition)) {
+      e = direct_[partition];
+    } else {
+      e = Slot(uint64_t{cache} << 32 | partition);
+      if (direct_.empty()) direct_cache_ = cache;
+      if (cache == direct_cache_ && partition < 65536) {
+        if (partition >= direct_.size()) direct_.resize(partition + 1, nullptr);
+        direct_[partition] = e;
+      }
+    }
     if (before) {
       e->max_before = e->any_before ? std::max(e->max_before, counter) : counter;
       e->any_before = true;
@@ -372,6 +385,7 @@ class PartitionTable {
   }
 
   void Grow() {
+    std::fill(direct_.begin(), direct_.end(), nullptr);  // the slots move
     std::vector<Entry> old = std::move(slots_);
     const uint32_t old_gen = gen_;
     slots_.assign(old.size() * 2, Entry{});
@@ -390,6 +404,8 @@ class PartitionTable {
   size_t mask_ = 0;
   size_t size_ = 0;
   uint32_t gen_ = 0;
+  uint32_t direct_cache_ = 0;
+  std::vector<Entry*> direct_;  // by partition of direct_cache_: its slot, if still its
 };
 
 }  // namespace cut
