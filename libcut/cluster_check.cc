@@ -199,9 +199,9 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
     const uint64_t bit = j.masked ? uint64_t{1} << i : 0;
     const auto& txs = on[i]->txs;
     for (size_t k = 0; k < txs.size(); ++k) {
-      if (k + kAhead < txs.size()) j.first.Prefetch(txs[k + kAhead].xid);
+      if (k + kAhead < txs.size()) j.first.Prefetch(txs[k + kAhead].hash);
       const TxSide& t = txs[k];
-      const auto [at, fresh] = j.first.Insert(t.xid, static_cast<uint32_t>(j.seen.size()),
+      const auto [at, fresh] = j.first.Insert(t.xid, t.hash, static_cast<uint32_t>(j.seen.size()),
                                               [&](uint32_t e) -> const wal::TxId& { return j.seen[e].xid; });
       if (fresh) j.seen.push_back(CutJoin::Seen{t.xid, t.commit, 0, 0, static_cast<uint32_t>(i), t.side});
       CutJoin::Seen& f = j.seen[at];
@@ -303,7 +303,7 @@ void CheckNesting(const std::vector<const NodeIndex*>& nodes, CutReport& prev, C
       return e != nullptr && (e->after >> at & 1) != 0;
     };
     for (size_t k = 0; k < a->txs.size(); ++k) {
-      if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].xid);
+      if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].hash);
       const TxSide& t = a->txs[k];
       if (t.side == Side::kBefore && after_next(t.xid)) {
         next.violations.push_back({"not-nested", t.xid, {n->node},

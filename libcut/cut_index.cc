@@ -36,6 +36,7 @@ struct Commit {
   uint32_t participant_set = UINT32_MAX;
   uint32_t writes_count = 0;
   uint64_t writes_begin = 0;  // its writes: arena positions [begin, begin + count)
+  uint64_t hash = 0;          // HashTxId(xid)
 };
 
 // A queue over one vector: pushed at the back, popped at the front, indexed from it.
@@ -126,6 +127,7 @@ class IndexBuilder {
         if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
           Commit c;
           c.xid = t.xid;
+          c.hash = HashTxId(t.xid);
           c.ptr = r.ptr;
           bool narrow = true;
           t.ForEachParticipantNode([&](uint16_t order) {
@@ -384,7 +386,7 @@ class IndexBuilder {
     c.txs.reserve(wend - wfirst);
     constexpr size_t kAhead = 8;  // prefetch distance
     for (size_t bi = wfirst; bi < wend; ++bi) {
-      if (bi + kAhead < wend) seen.Prefetch(buffer_[bi + kAhead].xid);
+      if (bi + kAhead < wend) seen.Prefetch(buffer_[bi + kAhead].hash);
       const Commit& k = buffer_[bi];
       Side side = Side::kAfter;
       if (bi < wstart) {
@@ -399,7 +401,7 @@ class IndexBuilder {
                               fmt::format("listed in the Finish record at {} but committed after it",
                                           c.finish.ToString())});
       }
-      const auto [first, fresh] = seen.Insert(k.xid, static_cast<uint32_t>(c.txs.size()), id_at);
+      const auto [first, fresh] = seen.Insert(k.xid, k.hash, static_cast<uint32_t>(c.txs.size()), id_at);
       if (fresh) {
         // Participants matter only for Before transactions committed after Start (the
         // participant rule of the cluster check); the rest carry none.
@@ -414,7 +416,7 @@ class IndexBuilder {
           }
           c.participants.push_back(std::move(tp));
         }
-        c.txs.push_back(TxSide{k.xid, k.ptr, side});
+        c.txs.push_back(TxSide{k.xid, k.ptr, side, k.hash});
       } else if (c.txs[first].side != side) {
         c.problems.push_back({"side-split", k.xid, k.ptr,
                               fmt::format("committed on both sides of the cut on this node (at {} and {})",

@@ -14,6 +14,7 @@
 #include "libwal/ids.h"
 #include "libwal/status.h"
 #include "libwal/wal_reader.h"
+#include "libcut/tx_table.h"
 
 namespace cut {
 
@@ -24,6 +25,7 @@ struct TxSide {
   wal::TxId xid;
   wal::Pointer commit;               // its COMMITTED TxRecord
   Side side = Side::kAfter;
+  uint64_t hash = 0;                 // HashTxId(xid), for the cluster join
 };
 
 // The participants of a window transaction (by index in CutOnNode::txs): node orders of

@@ -115,6 +115,7 @@ wal::Result<NodeIndex> DecodeSummary(const std::string& text, const std::string&
         s.xid = ParseTx(t.at(0));
         s.side = t.at(1).get<std::string>() == "B" ? Side::kBefore : Side::kAfter;
         s.commit = ParsePtr(t.at(2));
+        s.hash = HashTxId(s.xid);
         auto nodes = t.at(3).get<std::vector<uint16_t>>();
         if (!nodes.empty()) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), std::move(nodes)});
         c.txs.push_back(s);

@@ -11,6 +11,15 @@
 
 namespace cut {
 
+// The hash every table here files a transaction id under.
+inline uint64_t HashTxId(const wal::TxId& x) {
+  uint64_t h = x.order * 0x9E3779B97F4A7C15ULL ^ (uint64_t{x.node_order} << 40 | x.topology_version);
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 29;
+  return h;
+}
+
 class TxTable {
  public:
   // Empties the table and sizes it for about `expected` entries (it grows past that).
@@ -69,13 +78,7 @@ class TxTable {
   static constexpr uint64_t kTagMask = 0xFFFFFFFF00000000ULL;
   static constexpr uint64_t kIndexMask = 0xFFFFFFFFULL;
 
-  static uint64_t Hash(const wal::TxId& x) {
-    uint64_t h = x.order * 0x9E3779B97F4A7C15ULL ^ (uint64_t{x.node_order} << 40 | x.topology_version);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 29;
-    return h;
-  }
+  static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
   static uint64_t Tag(uint64_t h) { return (h & kTagMask) | (uint64_t{1} << 32); }
 
   void Grow() {
@@ -114,9 +117,13 @@ class IdIndex {
   // The position of `x`, or `position` after recording it there; true when recorded.
   template <typename IdAt>
   std::pair<uint32_t, bool> Insert(const wal::TxId& x, uint32_t position, IdAt&& id_at) {
+    return Insert(x, HashTxId(x), position, id_at);
+  }
+  // The same, with `h` = HashTxId(x) already known.
+  template <typename IdAt>
+  std::pair<uint32_t, bool> Insert(const wal::TxId& x, uint64_t h, uint32_t position, IdAt&& id_at) {
     if (slots_.empty()) Reset(0);
     if ((size_ + 1) * 2 > mask_ + 1) Grow(id_at);
-    const uint64_t h = Hash(x);
     const uint64_t tag = Tag(h);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const uint64_t e = slots_[i];
@@ -142,19 +149,14 @@ class IdIndex {
     }
   }
 
-  void Prefetch(const wal::TxId& x) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[Hash(x) & mask_]);
+  // A hint that an id of hash `h` is looked up soon (see TxTable::Prefetch).
+  void Prefetch(uint64_t h) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
   }
 
  private:
   static constexpr uint64_t kTagMask = 0xFFFFFFFF00000000ULL;
-  static uint64_t Hash(const wal::TxId& x) {
-    uint64_t h = x.order * 0x9E3779B97F4A7C15ULL ^ (uint64_t{x.node_order} << 40 | x.topology_version);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 29;
-    return h;
-  }
+  static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
   static uint64_t Tag(uint64_t h) { return (h & kTagMask) | (uint64_t{1} << 32); }
 
   template <typename IdAt>
