@@ -20,85 +20,6 @@ inline uint64_t HashTxId(const wal::TxId& x) {
   return h;
 }
 
-class TxTable {
- public:
-  // Empties the table and sizes it for about `expected` entries (it grows past that).
-  void Reset(size_t expected) {
-    size_t cap = 16;
-    while (cap < expected * 2) cap <<= 1;
-    if (slots_.size() < cap) slots_.resize(cap);
-    std::fill_n(slots_.begin(), cap, uint64_t{0});
-    mask_ = cap - 1;
-    keys_.clear();
-    values_.clear();
-  }
-
-  // The value of `x`, inserting `value` first if `x` is not there; true when inserted.
-  // The pointer is valid until the next Insert or Reset.
-  std::pair<uint32_t*, bool> Insert(const wal::TxId& x, uint32_t value) {
-    if (slots_.empty()) Reset(0);
-    if ((keys_.size() + 1) * 2 > mask_ + 1) Grow();
-    const uint64_t h = Hash(x);
-    const uint64_t tag = Tag(h);
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const uint64_t e = slots_[i];
-      if (e == 0) {
-        slots_[i] = tag | keys_.size();
-        keys_.push_back(x);
-        values_.push_back(value);
-        return {&values_.back(), true};
-      }
-      if ((e & kTagMask) == tag && keys_[e & kIndexMask] == x) return {&values_[e & kIndexMask], false};
-    }
-  }
-
-  // A hint that `x` is looked up soon: its first slot is fetched into the cache. Loops
-  // over many ids call it a few ids ahead, so that the slots' misses overlap.
-  void Prefetch(const wal::TxId& x) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[Hash(x) & mask_]);
-  }
-
-  const uint32_t* Find(const wal::TxId& x) const {
-    if (slots_.empty()) return nullptr;
-    const uint64_t h = Hash(x);
-    const uint64_t tag = Tag(h);
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
-      const uint64_t e = slots_[i];
-      if (e == 0) return nullptr;
-      if ((e & kTagMask) == tag && keys_[e & kIndexMask] == x) return &values_[e & kIndexMask];
-    }
-  }
-
-  size_t size() const { return keys_.size(); }
-
- private:
-  // A slot is 0 (empty) or the high 32 bits of the key's hash (never 0) over the index
-  // of the key in `keys_`: eight bytes, so a window's table stays in the cache, and a
-  // key is compared only when its tag matches.
-  static constexpr uint64_t kTagMask = 0xFFFFFFFF00000000ULL;
-  static constexpr uint64_t kIndexMask = 0xFFFFFFFFULL;
-
-  static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
-  static uint64_t Tag(uint64_t h) { return (h & kTagMask) | (uint64_t{1} << 32); }
-
-  void Grow() {
-    const size_t cap = (mask_ + 1) * 2;
-    slots_.assign(cap, 0);
-    mask_ = cap - 1;
-    for (size_t k = 0; k < keys_.size(); ++k) {
-      const uint64_t h = Hash(keys_[k]);
-      size_t i = h & mask_;
-      while (slots_[i] != 0) i = (i + 1) & mask_;
-      slots_[i] = Tag(h) | k;
-    }
-  }
-
-  std::vector<uint64_t> slots_;
-  size_t mask_ = 0;
-  std::vector<wal::TxId> keys_;    // in insertion order
-  std::vector<uint32_t> values_;   // by key
-};
-
 // An index over ids the caller keeps in an array of its own: each slot is eight bytes,
 // a tag of the id's hash and the id's position in that array, and no copy of the ids is
 // made (a tag that matches is confirmed through `id_at`). For a window's table, whose
@@ -177,6 +98,51 @@ class IdIndex {
   std::vector<uint64_t> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
+};
+
+// A map from transaction id to a 32-bit value: an IdIndex over the keys, kept in
+// insertion order, and their values.
+class TxTable {
+ public:
+  // Empties the table and sizes it for about `expected` entries (it grows past that).
+  void Reset(size_t expected) {
+    index_.Reset(expected);
+    keys_.clear();
+    values_.clear();
+  }
+
+  // The value of `x`, inserting `value` first if `x` is not there; true when inserted.
+  // The pointer is valid until the next Insert or Reset.
+  std::pair<uint32_t*, bool> Insert(const wal::TxId& x, uint32_t value) {
+    const auto [at, fresh] = index_.Insert(x, static_cast<uint32_t>(keys_.size()), KeyAt());
+    if (fresh) {
+      keys_.push_back(x);
+      values_.push_back(value);
+    }
+    return {&values_[at], fresh};
+  }
+
+  // A hint that `x` is looked up soon: its first slot is fetched into the cache. Loops
+  // over many ids call it a few ids ahead, so that the slots' misses overlap.
+  void Prefetch(const wal::TxId& x) const { index_.Prefetch(HashTxId(x)); }
+
+  const uint32_t* Find(const wal::TxId& x) const {
+    const uint32_t at = index_.Find(x, KeyAt());
+    return at == UINT32_MAX ? nullptr : &values_[at];
+  }
+
+  size_t size() const { return keys_.size(); }
+
+ private:
+  struct KeyOf {
+    const std::vector<wal::TxId>* keys;
+    const wal::TxId& operator()(uint32_t i) const { return (*keys)[i]; }
+  };
+  KeyOf KeyAt() const { return KeyOf{&keys_}; }
+
+  IdIndex index_;
+  std::vector<wal::TxId> keys_;    // in insertion order
+  std::vector<uint32_t> values_;   // by key
 };
 
 // A small sorted set of transaction ids (a Finish record's before or after set) asked
