@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -459,18 +460,26 @@ class IndexBuilder {
         c.problems.push_back({"listed-not-committed", x, c.finish, "in the after set but not committed on this node"});
       }
     }
-    std::vector<LocalProblem> key_problems;
+    // Slot order is not an order users can rely on: by the place of the Before commit,
+    // then by key (cache, partition, hash), so the report is the same however the
+    // table was sized.
+    std::vector<const KeyTable::Entry*> broken;
     for (const auto& e : keys.slots()) {
       if (!keys.used(e) || e.before_commit == UINT32_MAX || e.min_after == UINT64_MAX || e.max_before < e.min_after) continue;
-      const Commit& k = buffer_[wfirst + e.before_commit];
+      broken.push_back(&e);
+    }
+    std::sort(broken.begin(), broken.end(), [](const KeyTable::Entry* a, const KeyTable::Entry* b) {
+      return std::tie(a->before_commit, a->cache, a->partition, a->hash) <
+             std::tie(b->before_commit, b->cache, b->partition, b->hash);
+    });
+    std::vector<LocalProblem> key_problems;
+    for (const KeyTable::Entry* e : broken) {
+      const Commit& k = buffer_[wfirst + e->before_commit];
       key_problems.push_back({"key-order", k.xid, k.ptr,
                               fmt::format("cache {} partition {} key xxh3:{:016x}: a Before write has counter "
                                           "{}, an After write counter {}",
-                                          e.cache, e.partition, e.hash, e.max_before, e.min_after)});
+                                          e->cache, e->partition, e->hash, e->max_before, e->min_after)});
     }
-    // Hash order is not an order users can rely on: sort by place.
-    std::sort(key_problems.begin(), key_problems.end(),
-              [](const LocalProblem& a, const LocalProblem& b) { return a.at < b.at; });
     c.problems.insert(c.problems.end(), key_problems.begin(), key_problems.end());
   }
 

@@ -24,6 +24,7 @@ inline uint64_t HashTxId(const wal::TxId& x) {
 // a tag of the id's hash and the id's position in that array, and no copy of the ids is
 // made (a tag that matches is confirmed through `id_at`). For a window's table, whose
 // ids are already in the window's transactions, that halves what the table touches.
+// Positions are 32 bits: an index holds fewer than 2^32 ids.
 class IdIndex {
  public:
   void Reset(size_t expected) {
@@ -217,11 +218,6 @@ class KeyTable {
   }
 
   const std::vector<Entry>& slots() const { return slots_; }
-
-  // As TxTable::Prefetch.
-  void Prefetch(uint64_t hash, uint32_t partition) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[Index(hash, partition)]);
-  }
 
  private:
   Entry* Slot(uint64_t hash, uint32_t partition, uint32_t cache) {

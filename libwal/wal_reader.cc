@@ -353,6 +353,8 @@ bool WalReader::Step() {
   record_.payload = fv.payload;
   const bool is_header = fv.type == static_cast<uint8_t>(RecordType::kHeader);
   if (options_.decode || record_index_ == 0 || is_header) {
+    // A view refuses exactly what DecodePayload refuses (held by a unit test and the
+    // fuzz target), so a refused payload is decoded only for its message.
     Status ds;
     const bool viewed = options_.light && record_index_ != 0 &&
                         (fv.type == static_cast<uint8_t>(RecordType::kTx)

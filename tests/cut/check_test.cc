@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "libwal/wal_writer.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
@@ -349,6 +350,70 @@ TEST_F(DamagedWal, DataRecordCountersSwapped) {
     return 1;
   }));
   EXPECT_TRUE(Has(Check(1), "key-order", "node-0"));
+}
+
+// One Before transaction that wrote six keys above the counters an After transaction
+// wrote them with: six key-order violations at the Before commit, in key order (cache,
+// partition, key hash), the same order however the window's tables were sized.
+TEST(CheckKeyOrder, ViolationsOfOneCommitComeInKeyOrder) {
+  TempDir dir;
+  const std::string wal_dir = dir.path() + "/node-0/wal";
+  fs::create_directories(dir.path() + "/node-0");
+  auto w = wal::WalWriter::Create(wal_dir, wal::Uuid{1, 1}, 0, wal::WriterOptions{});
+  ASSERT_TRUE(w.ok());
+  wal::WalWriter& writer = *w.value();
+  uint64_t ts = 1000;
+  ASSERT_TRUE(writer.Append(wal::ClusterSnapshotRecord{ts++, "base"}).ok());
+  const wal::Uuid cut_id{7, 7};
+  ASSERT_TRUE(writer.Append(wal::CutStartRecord{cut_id, 1, ts++}).ok());
+  std::vector<std::string> keys;
+  for (int i = 0; i < 6; ++i) keys.push_back(fmt::format("key-{}", i));
+  auto write_and_commit = [&](const wal::TxId& x, uint64_t base) {
+    wal::DataRecord d;
+    d.timestamp = ts++;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      wal::DataEntry e;
+      e.cache_id = 1;
+      e.counter = base + i;
+      e.xid = x;
+      e.write_version = x;
+      e.key = keys[i];
+      e.value = "v";
+      d.entries.push_back(e);
+    }
+    ASSERT_TRUE(writer.Append(d).ok());
+    wal::TxRecord t;
+    t.state = wal::TxState::kCommitted;
+    t.xid = x;
+    t.timestamp = ts++;
+    t.participants.push_back(wal::Participant{0, {}});
+    ASSERT_TRUE(writer.Append(t).ok());
+  };
+  const wal::TxId after_tx{1, 0, 2}, before_tx{1, 0, 1};
+  write_and_commit(after_tx, 1);     // between Start and Finish, not listed: After
+  write_and_commit(before_tx, 100);  // listed in before: Before
+  wal::CutFinishRecord f;
+  f.cut_id = cut_id;
+  f.timestamp = ts++;
+  f.before = {before_tx};
+  ASSERT_TRUE(writer.Append(f).ok());
+  ASSERT_TRUE(writer.Close().ok());
+
+  int code = -1;
+  auto j = Json({"check", "--json", wal_dir}, &code);
+  EXPECT_EQ(code, 1);
+  ASSERT_EQ(j["cuts"].size(), 1u);
+  std::vector<std::string> hashes;
+  for (const auto& v : j["cuts"][0]["violations"]) {
+    ASSERT_EQ(v["kind"], "key-order") << v.dump();
+    EXPECT_EQ(v["tx"], before_tx.ToString());
+    const std::string detail = v["detail"];
+    const size_t at = detail.find("xxh3:");
+    ASSERT_NE(at, std::string::npos) << detail;
+    hashes.push_back(detail.substr(at + 5, 16));
+  }
+  ASSERT_EQ(hashes.size(), 6u);
+  EXPECT_TRUE(std::is_sorted(hashes.begin(), hashes.end())) << j["cuts"][0].dump(1);
 }
 
 TEST_F(DamagedWal, CorruptionInTheRangeMakesTheCutUnverifiable) {
