@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
-#include <map>
 #include <mutex>
-#include <set>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
@@ -63,16 +61,6 @@ class Fifo {
  private:
   std::vector<T> v_;
   size_t head_ = 0;
-};
-
-struct KeyId {
-  uint32_t cache;
-  uint32_t partition;
-  uint64_t hash;
-  bool operator==(const KeyId&) const = default;
-};
-struct KeyIdHash {
-  size_t operator()(const KeyId& k) const { return static_cast<size_t>(k.hash ^ (uint64_t{k.partition} << 40)); }
 };
 
 struct CutState {
@@ -355,9 +343,8 @@ class IndexBuilder {
     IdSet& after = after_set_;
     before.Assign(c.before);
     after.Assign(c.after);
-    auto listed = [](const IdSet& v, const wal::TxId& x) { return v.Contains(x); };
     for (const auto& x : before.ids()) {
-      if (listed(after, x)) {
+      if (after.Contains(x)) {
         c.problems.push_back({"both-sets", x, c.finish, "listed in both the before and the after set"});
       }
     }
@@ -389,18 +376,15 @@ class IndexBuilder {
     for (size_t bi = wfirst; bi < wend; ++bi) {
       if (bi + kAhead < wend) seen.Prefetch(buffer_[bi + kAhead].hash);
       const Commit& k = buffer_[bi];
-      Side side = Side::kAfter;
-      if (bi < wstart) {
-        side = after.Contains(k.xid) ? Side::kAfter : Side::kBefore;
-      } else if (bi < wfinish) {
-        if (before.Contains(k.xid)) {
-          side = Side::kBefore;
-          ranged.Insert(k.xid, 0);
+      const Side side = side_of(bi);
+      if (bi >= wfinish) {
+        if (before.Contains(k.xid) || after.Contains(k.xid)) {
+          c.problems.push_back({"listed-after-finish", k.xid, k.ptr,
+                                fmt::format("listed in the Finish record at {} but committed after it",
+                                            c.finish.ToString())});
         }
-      } else if (before.Contains(k.xid) || after.Contains(k.xid)) {
-        c.problems.push_back({"listed-after-finish", k.xid, k.ptr,
-                              fmt::format("listed in the Finish record at {} but committed after it",
-                                          c.finish.ToString())});
+      } else if (bi >= wstart && side == Side::kBefore) {
+        ranged.Insert(k.xid, 0);  // listed before, committed between Start and Finish
       }
       const auto [first, fresh] = seen.Insert(k.xid, k.hash, static_cast<uint32_t>(c.txs.size()), id_at);
       if (fresh) {
