@@ -14,7 +14,6 @@
 #include "libwal/ids.h"
 #include "libwal/status.h"
 #include "libwal/wal_reader.h"
-#include "libcut/tx_table.h"
 
 namespace cut {
 
@@ -25,7 +24,7 @@ struct TxSide {
   wal::TxId xid;
   wal::Pointer commit;               // its COMMITTED TxRecord
   Side side = Side::kAfter;
-  uint64_t hash = 0;                 // HashTxId(xid), for the cluster join
+  uint64_t hash = 0;                 // HashTxId(xid) (tx_table.h), for the cluster join
 };
 
 // The participants of a window transaction (by index in CutOnNode::txs): node orders of

@@ -1,5 +1,7 @@
 #include "libcut/summary_file.h"
 
+#include "libcut/tx_table.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 

@@ -62,7 +62,7 @@ class IdIndex {
   template <typename IdAt>
   uint32_t Find(const wal::TxId& x, IdAt&& id_at) const {
     if (slots_.empty()) return UINT32_MAX;
-    const uint64_t h = Hash(x);
+    const uint64_t h = HashTxId(x);
     const uint64_t tag = Tag(h);
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       const uint64_t e = slots_[i];
@@ -71,14 +71,14 @@ class IdIndex {
     }
   }
 
-  // A hint that an id of hash `h` is looked up soon (see TxTable::Prefetch).
+  // A hint that an id of hash `h` is looked up soon: its first slot is fetched into the
+  // cache. Loops over many ids call it a few ids ahead, so that the misses overlap.
   void Prefetch(uint64_t h) const {
     if (!slots_.empty()) __builtin_prefetch(&slots_[h & mask_]);
   }
 
  private:
   static constexpr uint64_t kTagMask = 0xFFFFFFFF00000000ULL;
-  static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
   static uint64_t Tag(uint64_t h) { return (h & kTagMask) | (uint64_t{1} << 32); }
 
   template <typename IdAt>
@@ -89,7 +89,7 @@ class IdIndex {
     mask_ = cap - 1;
     for (const uint64_t e : old) {
       if (e == 0) continue;
-      const uint64_t h = Hash(id_at(static_cast<uint32_t>(e)));
+      const uint64_t h = HashTxId(id_at(static_cast<uint32_t>(e)));
       size_t i = h & mask_;
       while (slots_[i] != 0) i = (i + 1) & mask_;
       slots_[i] = e;
@@ -122,10 +122,6 @@ class TxTable {
     }
     return {&values_[at], fresh};
   }
-
-  // A hint that `x` is looked up soon: its first slot is fetched into the cache. Loops
-  // over many ids call it a few ids ahead, so that the slots' misses overlap.
-  void Prefetch(const wal::TxId& x) const { index_.Prefetch(HashTxId(x)); }
 
   const uint32_t* Find(const wal::TxId& x) const {
     const uint32_t at = index_.Find(x, KeyAt());
@@ -308,18 +304,19 @@ class PartitionTable {
   // Whether some key of the partition may have a Before write at or above an After one.
   bool MayConflict(uint32_t cache, uint32_t partition) const {
     const Entry* e = Find(uint64_t{cache} << 32 | partition);
-    return e != nullptr && e->any_before && e->min_after != UINT64_MAX && e->max_before >= e->min_after;
+    return e != nullptr && Conflicts(*e);
   }
 
   // Whether any partition may.
   bool AnyConflict() const {
-    for (const Entry& e : slots_) {
-      if (e.gen == gen_ && e.any_before && e.min_after != UINT64_MAX && e.max_before >= e.min_after) return true;
-    }
-    return false;
+    return std::any_of(slots_.begin(), slots_.end(), [&](const Entry& e) { return e.gen == gen_ && Conflicts(e); });
   }
 
  private:
+  static bool Conflicts(const Entry& e) {
+    return e.any_before && e.min_after != UINT64_MAX && e.max_before >= e.min_after;
+  }
+
   static size_t Hash(uint64_t id) {
     uint64_t h = id * 0x9E3779B97F4A7C15ULL;
     return static_cast<size_t>(h ^ (h >> 29));
