@@ -1,0 +1,688 @@
+package org.walcut.ignite;
+
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.ObjectInputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.ignite.Ignite;
+import org.apache.ignite.IgniteLogger;
+import org.apache.ignite.Ignition;
+import org.apache.ignite.cache.CacheAtomicityMode;
+import org.apache.ignite.cache.CacheWriteSynchronizationMode;
+import org.apache.ignite.cache.affinity.rendezvous.RendezvousAffinityFunction;
+import org.apache.ignite.cluster.ClusterNode;
+import org.apache.ignite.configuration.CacheConfiguration;
+import org.apache.ignite.internal.IgniteEx;
+import org.apache.ignite.internal.processors.cache.persistence.snapshot.IncrementalSnapshotMetadata;
+import org.apache.ignite.internal.processors.cache.persistence.snapshot.SnapshotMetadata;
+import org.apache.ignite.internal.processors.cache.persistence.wal.reader.IgniteWalIteratorFactory;
+import org.apache.ignite.internal.processors.cluster.BaselineTopology;
+import org.apache.ignite.internal.util.typedef.internal.CU;
+import org.apache.ignite.lang.IgniteFuture;
+
+/**
+ * Runs one scenario on a real Apache Ignite cluster (all nodes in this JVM) and writes into OUTDIR:
+ * nodes/&lt;consistentId&gt;/work (each node's work directory as Ignite left it), nodes/&lt;consistentId&gt;/ignite-records.jsonl
+ * (Ignite's own reading of every WAL segment of that node), truth.json and harness.log.
+ * The format is described in tests/ignite/README.md.
+ */
+public final class Harness {
+    static final String IGNITE_VERSION = "2.17.0";
+
+    private final Scenario sc;
+    private final long seed;
+    private final File out;
+    private final boolean keepRun;
+    private final PrintStream console;
+    private final PrintStream logFile;
+    private final long t0 = System.currentTimeMillis();
+    private final Map<String, Object> timing = new LinkedHashMap<>();
+
+    private Cluster cluster;
+    private Workload wl;
+    private final Map<String, Ignite> nodes = new LinkedHashMap<>();
+
+    /** The last server, when the scenario runs it in a JVM of its own. */
+    private ChildNode child;
+    private final List<Object> faults = new ArrayList<>();
+    private final List<Map<String, Object>> increments = new ArrayList<>();
+
+    private Harness(Scenario sc, long seed, File out, boolean keepRun, PrintStream console, PrintStream logFile) {
+        this.sc = sc;
+        this.seed = seed;
+        this.out = out;
+        this.keepRun = keepRun;
+        this.console = console;
+        this.logFile = logFile;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String scenario = null;
+        Long seed = null;
+        String outDir = null;
+        boolean keepRun = false;
+        boolean force = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--scenario": scenario = args[++i]; break;
+                case "--seed": seed = Long.parseLong(args[++i]); break;
+                case "-o": case "--out": outDir = args[++i]; break;
+                case "--keep-run": keepRun = true; break;
+                case "--force": force = true; break;
+                default:
+                    System.err.println("unknown argument: " + args[i]);
+                    usage();
+            }
+        }
+        if (scenario == null || seed == null || outDir == null)
+            usage();
+
+        Scenario sc = Scenario.byName(scenario);
+        for (Map.Entry<String, String> e : sc.systemProperties.entrySet())
+            System.setProperty(e.getKey(), e.getValue());
+        File out = new File(outDir).getAbsoluteFile();
+        if (out.exists()) {
+            String[] existing = out.list();
+            if (existing != null && existing.length > 0) {
+                if (!force) {
+                    System.err.println("harness: " + out + " is not empty (use --force to replace it)");
+                    System.exit(2);
+                }
+                deleteTree(out.toPath());
+            }
+        }
+        Files.createDirectories(out.toPath());
+
+        PrintStream console = System.err;
+        PrintStream logFile = new PrintStream(new FileOutputStream(new File(out, "harness.log")), true, StandardCharsets.UTF_8);
+        System.setOut(logFile);
+        System.setErr(logFile);
+
+        Harness h = new Harness(sc, seed, out, keepRun, console, logFile);
+        int rc = 0;
+        try {
+            h.run();
+        }
+        catch (Throwable t) {
+            t.printStackTrace(logFile);
+            console.println("harness: FAILED: " + t);
+            rc = 1;
+        }
+        finally {
+            Ignition.stopAll(true);
+        }
+        console.flush();
+        logFile.flush();
+        System.exit(rc);
+    }
+
+    private static void usage() {
+        System.err.println("usage: harness --scenario clean|failed-increment|compacted --seed N -o OUTDIR [--force] [--keep-run]");
+        System.exit(2);
+    }
+
+    private void progress(String msg) {
+        String line = String.format("[harness %6.1fs] %s", (System.currentTimeMillis() - t0) / 1000.0, msg);
+        console.println(line);
+        logFile.println(line);
+    }
+
+    private void mark(String what, long since) {
+        timing.put(what, System.currentTimeMillis() - since);
+    }
+
+    private List<String> cacheNames() {
+        return List.of(sc.bankCache, sc.vaultCache);
+    }
+
+    private ChildNode startChild() throws Exception {
+        ChildNode c = new ChildNode(sc.victim(), sc.name, cluster, new File(out, "harness-" + sc.victim() + ".log"), logFile);
+        c.awaitReady(120_000);
+        return c;
+    }
+
+    private List<Ignite> servers() {
+        List<Ignite> res = new ArrayList<>();
+        for (int i = 0; i < sc.servers; i++) {
+            Ignite ig = nodes.get(Scenario.serverId(i));
+            if (ig != null)
+                res.add(ig);
+        }
+        return res;
+    }
+
+    private Ignite crd() {
+        return nodes.get(Scenario.serverId(0));
+    }
+
+    private void run() throws Exception {
+        progress("scenario " + sc.name + ", seed " + seed + ", Ignite " + IGNITE_VERSION + ", output " + out);
+        File runDir = new File(out, "run");
+        cluster = new Cluster(sc, runDir);
+        wl = new Workload(sc, seed, console);
+
+        long t = System.currentTimeMillis();
+        boolean separate = sc.faultKind.equals("kill");
+        for (Ignite ig : cluster.startServers(separate ? sc.servers - 1 : sc.servers))
+            nodes.put(ig.name(), ig);
+        if (separate)
+            child = startChild();
+        Cluster.activate(crd());
+        for (int i = 0; i < sc.clients; i++) {
+            Ignite c = cluster.startClient(i);
+            nodes.put(c.name(), c);
+        }
+        mark("start_cluster", t);
+        progress("started " + sc.servers + " servers" + (separate ? " (" + sc.victim() + " in a JVM of its own)" : "")
+            + " and " + sc.clients + " client(s)");
+
+        Ignite client = nodes.get(Scenario.clientId(0));
+        client.createCache(new CacheConfiguration<Object, Long>(sc.bankCache)
+            .setAtomicityMode(CacheAtomicityMode.TRANSACTIONAL)
+            .setBackups(sc.bankBackups)
+            .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+            .setAffinity(new RendezvousAffinityFunction(false, sc.bankPartitions)));
+        client.createCache(new CacheConfiguration<Integer, Account>(sc.vaultCache)
+            .setAtomicityMode(CacheAtomicityMode.TRANSACTIONAL)
+            .setBackups(sc.vaultBackups)
+            .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+            .setAffinity(new RendezvousAffinityFunction(false, sc.vaultPartitions)));
+
+        t = System.currentTimeMillis();
+        wl.load(client, Scenario.clientId(0));
+        mark("load", t);
+        progress("loaded " + (sc.bankAccounts + sc.vaultAccounts) + " accounts, total " + wl.initialTotal);
+
+        t = System.currentTimeMillis();
+        crd().snapshot().createSnapshot(sc.snapshotName).get(5, TimeUnit.MINUTES);
+        long snapshotCreated = System.currentTimeMillis();
+        mark("full_snapshot", t);
+        progress("full snapshot '" + sc.snapshotName + "' created");
+
+        t = System.currentTimeMillis();
+        List<Thread> workers = wl.start(nodes);
+        for (int k = 1; k <= sc.attempts(); k++) {
+            if (!wl.half[k].await(10, TimeUnit.MINUTES))
+                throw new IllegalStateException("workers did not reach the middle of phase " + k);
+            increments.add(increment(k));
+            wl.resume[k].countDown();
+            wl.gate[k].countDown();
+        }
+        for (Thread th : workers)
+            th.join();
+        mark("workload_and_increments", t);
+        progress("workload done: " + wl.txCount.get() + " transactions");
+
+        Map<String, Object> finalBalances = wl.readAll(client);
+        progress("final total " + finalBalances.get("total") + " (initial " + wl.initialTotal + ")");
+
+        List<Object> nodeInfo = nodeInfo();
+
+        t = System.currentTimeMillis();
+        for (int i = 0; i < sc.clients; i++)
+            stopNode(Scenario.clientId(i), false);
+        if (child != null) {
+            child.stop(60_000);
+            child = null;
+        }
+        for (int i = sc.servers - 1; i >= 0; i--) {
+            if (nodes.containsKey(Scenario.serverId(i)))
+                stopNode(Scenario.serverId(i), false);
+        }
+        mark("stop_cluster", t);
+
+        t = System.currentTimeMillis();
+        for (int i = 0; i < sc.servers; i++) {
+            String id = Scenario.serverId(i);
+            copyTree(cluster.workDir(id).toPath(), new File(out, "nodes/" + id + "/work").toPath());
+        }
+        mark("capture", t);
+        progress("work directories captured under " + new File(out, "nodes"));
+
+        Map<String, Object> snapshot = snapshotInfo(snapshotCreated);
+        incrementMetadata();
+
+        t = System.currentTimeMillis();
+        Map<String, Object> recordsPerType = new TreeMap<>();
+        Map<String, Object> readerFiles = new TreeMap<>();
+        Map<String, Object> recordsPerTypeAllFiles = new TreeMap<>();
+        IgniteLogger walLog = IgniteWalIteratorFactory.ConsoleLogger.INSTANCE;
+        for (int i = 0; i < sc.servers; i++) {
+            String id = Scenario.serverId(i);
+            File work = new File(out, "nodes/" + id + "/work");
+            WalDump d = new WalDump(walLog);
+            d.dumpNode(work, folderOf(id), new File(out, "nodes/" + id + "/ignite-records.jsonl"));
+            recordsPerType.put(id, d.perType);
+            recordsPerTypeAllFiles.put(id, d.perTypeAllFiles);
+            readerFiles.put(id, d.files);
+        }
+        mark("read_wal", t);
+        progress("WAL read by Ignite's standalone iterator: " + recordsPerType);
+
+        t = System.currentTimeMillis();
+        restores(snapshot);
+        mark("restores", t);
+
+        Map<String, Object> truth = new LinkedHashMap<>();
+        truth.put("schema", 1);
+        truth.put("ignite_version", IGNITE_VERSION);
+        truth.put("scenario", scenarioInfo());
+        truth.put("nodes", nodeInfo);
+        truth.put("snapshot", snapshot);
+        truth.put("increments", increments);
+        truth.put("transactions", wl.txLog);
+        truth.put("final_balances", finalBalances);
+        truth.put("records_per_type", recordsPerType);
+        truth.put("records_per_type_all_files", recordsPerTypeAllFiles);
+        truth.put("reader_files", readerFiles);
+        timing.put("total", System.currentTimeMillis() - t0);
+        truth.put("timing_ms", timing);
+        Files.writeString(new File(out, "truth.json").toPath(), Json.pretty(truth), StandardCharsets.UTF_8);
+
+        if (!keepRun)
+            deleteTree(runDir.toPath());
+        progress("done: " + new File(out, "truth.json"));
+    }
+
+    private void stopNode(String id, boolean cancel) {
+        Ignition.stop(id, cancel);
+        nodes.remove(id);
+    }
+
+    private static Object field(Object o, String name) throws ReflectiveOperationException {
+        for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(o);
+            }
+            catch (NoSuchFieldException ignored) {
+                // Try the superclass.
+            }
+        }
+        throw new NoSuchFieldException(name);
+    }
+
+    private static Object snpMgr(Ignite ig) {
+        return ((IgniteEx)ig).context().cache().context().snapshotMgr();
+    }
+
+    /** One attempt to create an increment; with a fault when the scenario asks for one at this attempt. */
+    private Map<String, Object> increment(int attempt) throws Exception {
+        Map<String, Object> inc = Json.obj("attempt", attempt, "index", null, "ok", false, "error", null,
+            "request_id", null);
+        boolean fault = attempt == sc.faultAttempt;
+        long t = System.currentTimeMillis();
+        progress("increment attempt " + attempt + (fault ? " (a server is stopped while it runs"
+            + (sc.pauseDuringFault ? "; workers paused until it is back)" : ")") : "")
+            + ", transactions so far " + wl.txCount.get());
+
+        IgniteFuture<Void> fut = crd().snapshot().createIncrementalSnapshot(sc.snapshotName);
+        try {
+            Object f = field(snpMgr(crd()), "lastSeenIncSnpFut");
+            if (f != null) {
+                Object rq = field(f, "rqId");
+                Object idx = field(f, "incIdx");
+                inc.put("request_id", rq == null ? null : rq.toString());
+                inc.put("index", idx instanceof Integer && (Integer)idx > 0 ? idx : null);
+            }
+        }
+        catch (ReflectiveOperationException e) {
+            progress("request id not reachable: " + e);
+        }
+
+        Map<String, Object> faultRec = null;
+        if (fault)
+            faultRec = child != null ? killVictimDuring(attempt, fut) : stopVictimDuring(attempt, fut);
+
+        try {
+            fut.get(5, TimeUnit.MINUTES);
+            inc.put("ok", true);
+        }
+        catch (Exception e) {
+            inc.put("error", message(e));
+            List<Object> chain = new ArrayList<>();
+            for (Throwable c = e; c != null && chain.size() < 8; c = c.getCause())
+                chain.add(c.getClass().getName() + ": " + c.getMessage());
+            inc.put("error_chain", chain);
+        }
+        inc.put("duration_ms", System.currentTimeMillis() - t);
+        inc.put("transactions_before", wl.txCount.get());
+        progress("increment attempt " + attempt + ": " + (Boolean.TRUE.equals(inc.get("ok"))
+            ? "ok, index " + inc.get("index") : "FAILED: " + inc.get("error")));
+
+        if (faultRec != null) {
+            long r = System.currentTimeMillis();
+            if (child != null)
+                child = startChild();
+            else {
+                Ignite v = cluster.startServer(sc.servers - 1);
+                nodes.put(v.name(), v);
+            }
+            Cluster.awaitOwning(servers(), cacheNames(), sc.servers, 120_000);
+            faultRec.put("restarted_ms_after_stop", System.currentTimeMillis() - (long)faultRec.get("stopped_at_ms"));
+            faultRec.put("restart_and_rebalance_ms", System.currentTimeMillis() - r);
+            progress("restarted " + sc.victim() + "; every partition has all its owners again");
+        }
+        return inc;
+    }
+
+    private static String message(Throwable e) {
+        Throwable c = e;
+        while (c.getMessage() == null && c.getCause() != null)
+            c = c.getCause();
+        return c.getMessage();
+    }
+
+    /**
+     * Kills the victim's JVM (SIGKILL) as soon as it reports that it has taken up the increment's
+     * request (or after 5 s).
+     */
+    private Map<String, Object> killVictimDuring(int attempt, IgniteFuture<Void> fut) throws Exception {
+        long start = System.currentTimeMillis();
+        String rq = null;
+        try {
+            Object f = field(snpMgr(crd()), "lastSeenIncSnpFut");
+            rq = f == null ? null : String.valueOf(field(f, "rqId"));
+        }
+        catch (ReflectiveOperationException ignored) {
+            // Judged by time only.
+        }
+        child.killOnIncrement = true;
+        while (child.killedAt == 0 && System.currentTimeMillis() - start < 5_000)
+            Thread.sleep(1);
+        boolean saw = child.killedAt != 0 && rq != null && rq.equals(child.lastIncrement);
+        if (child.killedAt == 0)
+            child.kill();
+        if (!child.awaitExit(30_000))
+            throw new IllegalStateException("the killed JVM of " + sc.victim() + " did not exit");
+        long killedAt = child.killedAt;
+        Map<String, Object> f = Json.obj(
+            "attempt", attempt,
+            "kind", "jvm_kill",
+            "node", sc.victim(),
+            "how", "SIGKILL of the node's own JVM (Process.destroyForcibly)",
+            "victim_had_request", saw,
+            "stopped_ms_after_request", killedAt - start,
+            "exit_value", child.exitValue(),
+            "stopped_at_ms", killedAt,
+            "workers_paused", sc.pauseDuringFault);
+        faults.add(f);
+        progress("killed the JVM of " + sc.victim() + " (" + (saw ? "right after it took up the request" :
+            "without it reporting the request") + ")");
+        return f;
+    }
+
+    /** Stops the victim as soon as it has taken up the increment's request (or after 5 s). */
+    private Map<String, Object> stopVictimDuring(int attempt, IgniteFuture<Void> fut) throws Exception {
+        String victim = sc.victim();
+        Ignite v = nodes.get(victim);
+        Object mgr = snpMgr(v);
+        long start = System.currentTimeMillis();
+        boolean saw = false;
+        while (System.currentTimeMillis() - start < 5_000 && !fut.isDone()) {
+            if (field(mgr, "incSnpId") != null) {
+                saw = true;
+                break;
+            }
+            Thread.sleep(1);
+        }
+        long stoppedAt = System.currentTimeMillis();
+        boolean doneBefore = fut.isDone();
+        stopNode(victim, true);
+        Map<String, Object> f = Json.obj(
+            "attempt", attempt,
+            "kind", "node_stop",
+            "node", victim,
+            "how", "Ignition.stop(name, cancel=true) in the harness JVM",
+            "victim_had_request", saw,
+            "increment_done_before_stop", doneBefore,
+            "stopped_ms_after_request", stoppedAt - start,
+            "stop_took_ms", System.currentTimeMillis() - stoppedAt,
+            "stopped_at_ms", stoppedAt,
+            "workers_paused", sc.pauseDuringFault);
+        faults.add(f);
+        progress("stopped " + victim + " (" + (saw ? "after it took up the request" : "without seeing the request")
+            + ")");
+        return f;
+    }
+
+    private String folderOf(String consId) {
+        return consId.replaceAll("[^a-zA-Z0-9]", "_");
+    }
+
+    private List<Object> nodeInfo() throws Exception {
+        BaselineTopology blt = ((IgniteEx)crd()).context().state().clusterState().baselineTopology();
+        Map<Object, Short> compact = blt == null ? Map.of() : blt.consistentIdMapping();
+        List<Object> res = new ArrayList<>();
+        for (int i = 0; i < sc.servers; i++) {
+            String id = Scenario.serverId(i);
+            ClusterNode n = null;
+            for (ClusterNode cn : crd().cluster().forServers().nodes())
+                if (id.equals(String.valueOf(cn.consistentId())))
+                    n = cn;
+            if (n == null)
+                throw new IllegalStateException(id + " is not in the topology");
+            String folder = folderOf(id);
+            Ignite ig = nodes.get(id);
+            if (ig != null) {
+                folder = ((IgniteEx)ig).context().pdsFolderResolver().resolveFolders().folderName();
+                if (!folder.equals(folderOf(id)))
+                    throw new IllegalStateException("folder of " + id + " is " + folder);
+            }
+            res.add(Json.obj(
+                "consistent_id", id,
+                "folder", folder,
+                "node_id", n.id().toString(),
+                "order", n.order(),
+                "compact_id", compact.get(id),
+                "work_dir", "nodes/" + id + "/work"));
+        }
+        return res;
+    }
+
+    private Map<String, Object> scenarioInfo() {
+        List<Object> caches = new ArrayList<>();
+        caches.add(Json.obj("name", sc.bankCache, "cache_id", CU.cacheId(sc.bankCache), "group_id", CU.cacheId(sc.bankCache),
+            "partitions", sc.bankPartitions, "backups", sc.bankBackups, "atomicity", "TRANSACTIONAL",
+            "key_types", List.of("int", "long", "string"), "value_type", "java.lang.Long"));
+        caches.add(Json.obj("name", sc.vaultCache, "cache_id", CU.cacheId(sc.vaultCache), "group_id", CU.cacheId(sc.vaultCache),
+            "partitions", sc.vaultPartitions, "backups", sc.vaultBackups, "atomicity", "TRANSACTIONAL",
+            "key_types", List.of("int"), "value_type", Account.class.getName()));
+        int attempted = 0;
+        for (Map<String, Object> tx : wl.txLog)
+            if (!"load".equals(tx.get("kind")))
+                attempted++;
+        return Json.obj(
+            "name", sc.name,
+            "seed", seed,
+            "servers", sc.servers,
+            "clients", sc.clients,
+            "workers", sc.workers,
+            "caches", caches,
+            "accounts", sc.bankAccounts + sc.vaultAccounts,
+            "initial_total", wl.initialTotal,
+            "txs_attempted", attempted,
+            "tx_per_phase_per_worker", sc.txPerPhase,
+            "think_ms", sc.thinkMs,
+            "in_tx_pause_ms", sc.inTxPauseMs,
+            "increments_requested", sc.attempts(),
+            "fault_kind", sc.faultAttempt > 0 ? sc.faultKind : null,
+            "faults", faults,
+            "wal_segment_size", sc.walSegmentSize,
+            "wal_segments", sc.walSegments,
+            "wal_compaction", true,
+            "checkpoint_frequency_ms", sc.checkpointFrequencyMs,
+            "page_size", 4096,
+            "system_properties", sc.systemProperties);
+    }
+
+    private static Object readSerialized(File f) throws IOException, ClassNotFoundException {
+        try (InputStream in = new FileInputStream(f); ObjectInputStream ois = new ObjectInputStream(in)) {
+            return ois.readObject();
+        }
+    }
+
+    private Map<String, Object> snapshotInfo(long created) throws Exception {
+        Map<String, Object> perNode = new LinkedHashMap<>();
+        for (int i = 0; i < sc.servers; i++) {
+            String id = Scenario.serverId(i);
+            File smf = new File(out, "nodes/" + id + "/work/snapshots/" + sc.snapshotName + "/" + folderOf(id) + ".smf");
+            Map<String, Object> m = Json.obj("smf", "nodes/" + id + "/work/snapshots/" + sc.snapshotName + "/" + smf.getName());
+            try {
+                SnapshotMetadata meta = (SnapshotMetadata)readSerialized(smf);
+                m.put("request_id", meta.requestId().toString());
+                m.put("snapshot_record", WalDump.ptr(meta.snapshotRecordPointer()));
+                m.put("snapshot_time", meta.snapshotTime());
+            }
+            catch (Exception e) {
+                m.put("error", e.toString());
+            }
+            perNode.put(id, m);
+        }
+        return Json.obj("name", sc.snapshotName, "created_ms", created, "nodes", perNode);
+    }
+
+    /**
+     * Adds each node's increment metadata (.smf) to the attempts that got an index, where the node holds
+     * an increment directory of that index made by that request (a failed attempt can leave some behind).
+     */
+    private void incrementMetadata() {
+        for (Map<String, Object> inc : increments) {
+            if (inc.get("index") == null)
+                continue;
+            int idx = (Integer)inc.get("index");
+            Map<String, Object> perNode = new LinkedHashMap<>();
+            for (int i = 0; i < sc.servers; i++) {
+                String id = Scenario.serverId(i);
+                String rel = String.format("nodes/%s/work/snapshots/%s/increments/%016d/%s.smf", id, sc.snapshotName, idx,
+                    folderOf(id));
+                Map<String, Object> m = Json.obj("smf", rel);
+                if (!new File(out, rel).exists()) {
+                    m.put("smf", null);
+                    perNode.put(id, m);
+                    continue;
+                }
+                try {
+                    IncrementalSnapshotMetadata meta = (IncrementalSnapshotMetadata)readSerialized(new File(out, rel));
+                    m.put("request_id", meta.requestId().toString());
+                    m.put("index", meta.incrementIndex());
+                    m.put("finish_record", WalDump.ptr(meta.incrementalSnapshotPointer()));
+                    m.put("snapshot_time", meta.snapshotTime());
+                    if (!meta.requestId().toString().equals(inc.get("request_id"))) {
+                        // The directory belongs to another attempt with the same index.
+                        m = Json.obj("smf", null);
+                    }
+                }
+                catch (Exception e) {
+                    m.put("error", e.toString());
+                }
+                perNode.put(id, m);
+            }
+            inc.put("nodes", perNode);
+        }
+    }
+
+    /** Restarts the servers from their live work directories and runs Ignite's restores. */
+    private void restores(Map<String, Object> snapshot) throws Exception {
+        progress("restarting the servers (all in this JVM) for Ignite's restores");
+        for (Ignite ig : cluster.startServers(sc.servers))
+            nodes.put(ig.name(), ig);
+        Cluster.activate(crd());
+        Cluster.awaitOwning(servers(), cacheNames(), sc.servers, 120_000);
+
+        snapshot.put("restored", restore(0));
+        for (Map<String, Object> inc : increments) {
+            if (!Boolean.TRUE.equals(inc.get("ok")) || inc.get("index") == null)
+                continue;
+            inc.put("restored", restore((Integer)inc.get("index")));
+        }
+        for (int i = sc.servers - 1; i >= 0; i--)
+            stopNode(Scenario.serverId(i), false);
+    }
+
+    private Map<String, Object> restore(int idx) {
+        long t = System.currentTimeMillis();
+        Ignite ig = crd();
+        try {
+            ig.destroyCaches(cacheNames());
+            awaitCacheDirsGone(30_000);
+            if (idx == 0)
+                ig.snapshot().restoreSnapshot(sc.snapshotName, cacheNames()).get(5, TimeUnit.MINUTES);
+            else
+                ig.snapshot().restoreSnapshot(sc.snapshotName, cacheNames(), idx).get(5, TimeUnit.MINUTES);
+            Map<String, Object> res = wl.readAll(ig);
+            res.put("ms", System.currentTimeMillis() - t);
+            progress("restore of " + (idx == 0 ? "the full snapshot" : "increment " + idx) + ": total " + res.get("total"));
+            return res;
+        }
+        catch (Exception e) {
+            progress("restore of " + (idx == 0 ? "the full snapshot" : "increment " + idx) + " FAILED: " + message(e));
+            return Json.obj("error", message(e), "ms", System.currentTimeMillis() - t);
+        }
+    }
+
+    /**
+     * A destroyed cache's files go away asynchronously; a restore refuses to start while its directory
+     * still holds files.
+     */
+    private void awaitCacheDirsGone(long timeoutMs) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (System.currentTimeMillis() < deadline) {
+            boolean gone = true;
+            for (int i = 0; i < sc.servers; i++) {
+                String id = Scenario.serverId(i);
+                for (String c : cacheNames()) {
+                    String[] left = new File(cluster.workDir(id), "db/" + folderOf(id) + "/cache-" + c).list();
+                    gone &= left == null || left.length == 0;
+                }
+            }
+            if (gone)
+                return;
+            Thread.sleep(50);
+        }
+    }
+
+    static void copyTree(Path src, Path dst) throws IOException {
+        Files.walkFileTree(src, new SimpleFileVisitor<>() {
+            @Override public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Files.createDirectories(dst.resolve(src.relativize(dir).toString()));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                if (file.getFileName().toString().equals("lock"))
+                    return FileVisitResult.CONTINUE;
+                Files.copy(file, dst.resolve(src.relativize(file).toString()), StandardCopyOption.COPY_ATTRIBUTES);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p))
+            return;
+        try (var s = Files.walk(p)) {
+            for (Path q : (Iterable<Path>)s.sorted(Comparator.reverseOrder())::iterator)
+                Files.delete(q);
+        }
+    }
+}
