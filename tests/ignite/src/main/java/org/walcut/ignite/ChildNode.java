@@ -40,6 +40,8 @@ final class ChildNode {
         List<String> cmd = new ArrayList<>();
         cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
         cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        if (System.getProperty("IGNITE_HOME") != null)
+            cmd.add("-DIGNITE_HOME=" + System.getProperty("IGNITE_HOME"));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(NodeMain.class.getName());
@@ -47,6 +49,7 @@ final class ChildNode {
             "--disco-port", String.valueOf(cluster.discoPort()), "--comm-port", String.valueOf(cluster.commPort())));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(ProcessBuilder.Redirect.appendTo(log));
+        pb.directory(cluster.runDir);
         proc = pb.start();
         stdin = new OutputStreamWriter(proc.getOutputStream(), StandardCharsets.UTF_8);
         Thread reader = new Thread(() -> {

@@ -111,6 +111,12 @@ public final class Harness {
         }
         Files.createDirectories(out.toPath());
 
+        // Ignite puts a default work directory under IGNITE_HOME (or the current directory) when a
+        // component has none, as the standalone WAL reader does; keep it inside the run directory.
+        File home = new File(out, "run/ignite-home");
+        Files.createDirectories(home.toPath());
+        System.setProperty("IGNITE_HOME", home.getPath());
+
         PrintStream console = System.err;
         PrintStream logFile = new PrintStream(new FileOutputStream(new File(out, "harness.log")), true, StandardCharsets.UTF_8);
         System.setOut(logFile);
@@ -269,6 +275,7 @@ public final class Harness {
             String id = Scenario.serverId(i);
             File work = new File(out, "nodes/" + id + "/work");
             WalDump d = new WalDump(walLog);
+            d.readerWorkDir = new File(runDir, "wal-reader");
             d.dumpNode(work, folderOf(id), new File(out, "nodes/" + id + "/ignite-records.jsonl"));
             recordsPerType.put(id, d.perType);
             recordsPerTypeAllFiles.put(id, d.perTypeAllFiles);

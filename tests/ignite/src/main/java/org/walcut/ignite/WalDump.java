@@ -75,6 +75,9 @@ final class WalDump {
         return res;
     }
 
+    /** Work directory for the reader's own standalone Ignite context. */
+    File readerWorkDir;
+
     void dumpNode(File workDir, String folder, File out) throws IOException {
         File binMeta = new File(workDir, "db/binary_meta/" + folder);
         File marshaller = new File(workDir, "db/marshaller");
@@ -92,6 +95,8 @@ final class WalDump {
                     .pageSize(4096)
                     .binaryMetadataFileStoreDir(binMeta)
                     .marshallerMappingFileStoreDir(marshaller);
+                if (readerWorkDir != null)
+                    params.igniteConfigurationModifier(cfg -> cfg.setWorkDirectory(readerWorkDir.getAbsolutePath()));
                 try (WALIterator it = new IgniteWalIteratorFactory(log).iterator(params)) {
                     while (it.hasNext()) {
                         IgniteBiTuple<WALPointer, WALRecord> t = it.next();
