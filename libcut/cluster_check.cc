@@ -23,9 +23,16 @@ const char* CutStatusName(CutStatus s) {
   return "?";
 }
 
-bool ClusterReport::ok() const {
-  return std::all_of(cuts.begin(), cuts.end(), [](const CutReport& c) {
-    return c.violations.empty() && c.status != CutStatus::kUnverifiable;
+bool FailsCheck(const CutReport& c, bool named) {
+  if (c.status == CutStatus::kConsistent) return false;
+  if (c.status == CutStatus::kUnverifiable || named) return true;
+  bool complete = true;
+  for (const auto& n : c.nodes) complete = complete && n.has_start && n.has_finish;
+  if (complete) return true;
+  // A cut that failed (some baseline node wrote no Finish record) is the algorithm's own
+  // verdict; anything else wrong with it is damage.
+  return std::any_of(c.violations.begin(), c.violations.end(), [](const Violation& v) {
+    return v.kind != "missing-start" && v.kind != "missing-finish";
   });
 }
 
@@ -47,24 +54,64 @@ bool HasSnapshot(const NodeIndex& n, const std::string& name) {
   return std::any_of(n.snapshots.begin(), n.snapshots.end(), [&](const BaseSnapshot& s) { return s.name == name; });
 }
 
-// The cut's baseline: the servers whose WAL holds the full snapshot it is an increment
-// of (a server that left before that snapshot takes no part), or every node when no
-// node names a base.
-std::vector<const NodeIndex*> Baseline(const std::vector<const NodeIndex*>& all, const wal::Uuid& id) {
-  std::string base;
-  for (const auto& n : all) {
+// A baseline node of one cut: what was read of it (null when nothing was given for it)
+// and its entry in the cluster file (null without one).
+struct Member {
+  std::string name;
+  const NodeIndex* index = nullptr;
+  const ClusterNode* info = nullptr;
+};
+
+// The cut's baseline (see cluster_check.h). Its topology version is the one its Start
+// records carry; a cut with no Start record anywhere is taken at the latest version.
+std::vector<Member> BaselineOf(const std::vector<const NodeIndex*>& all, const ClusterInfo* cluster,
+                               const wal::Uuid& id) {
+  std::vector<Member> out;
+  if (cluster == nullptr) {
+    for (const auto* n : all) out.push_back({n->node, n, nullptr});
+    return out;
+  }
+  uint32_t version = 0;
+  bool started = false;
+  for (const auto* n : all) {
     const CutOnNode* c = FindCut(*n, id);
-    if (c != nullptr && !c->base.empty()) {
-      base = c->base;
-      break;
+    if (c != nullptr && c->has_start) {
+      version = std::max(version, c->topology_version);
+      started = true;
     }
   }
-  if (base.empty()) return all;
-  std::vector<const NodeIndex*> out;
-  for (const auto& n : all) {
-    if (HasSnapshot(*n, base) || FindCut(*n, id) != nullptr) out.push_back(n);
+  for (const auto& node : cluster->nodes) {
+    const bool member = started ? ClusterInfo::MemberAt(node, version) : node.server && !node.left_version;
+    if (!member) continue;
+    Member m{node.name, nullptr, &node};
+    for (const auto* n : all) {
+      if (n->node == node.name) m.index = n;
+    }
+    out.push_back(std::move(m));
   }
   return out;
+}
+
+// Why nothing read of member `m` can be trusted, as a violation kind and a detail; an
+// empty kind when its WAL was read and is its own.
+std::pair<std::string, std::string> Untrusted(const Member& m, const ClusterInfo* cluster) {
+  if (m.index == nullptr) return {"unreadable-wal", "no WAL was given for it"};
+  const NodeIndex& n = *m.index;
+  if (!n.open_error.empty()) return {"unreadable-wal", n.open_error};
+  if (n.records == 0) {
+    return {"unreadable-wal", n.read_errors.empty() ? std::string("its WAL holds no record")
+                                                    : "no record of its WAL could be read: " + n.read_errors[0]};
+  }
+  if (m.info != nullptr && (n.node_id != m.info->id || n.order != m.info->order)) {
+    std::string whose;
+    for (const auto& other : cluster->nodes) {
+      if (other.id == n.node_id) whose = fmt::format(" ({} in the cluster file)", other.name);
+    }
+    return {"foreign-wal", fmt::format("its WAL was written by node {} with order {}{}, not by {} ({}, order {})",
+                                       n.node_id.ToString(), n.order, whose, m.name, m.info->id.ToString(),
+                                       m.info->order)};
+  }
+  return {};
 }
 
 // The window transactions of one cut on all its baseline nodes, by id (see CheckCut).
@@ -90,43 +137,25 @@ struct CutJoin {
   }
 };
 
-// `last_start[i]`: the latest Start timestamp node `all[i]` has read. Violations whose
-// detail must end with where a node's WAL ends are listed in `end_notes` (violation,
-// node), to be completed when the reading is over.
-void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64_t>& last_start, CutReport& report,
-              std::vector<std::pair<size_t, const NodeIndex*>>* end_notes, CutJoin* join) {
-  join->valid = false;
-  const wal::Uuid id = report.id;
-  const std::vector<const NodeIndex*> nodes = Baseline(all, id);
-  std::map<uint16_t, size_t> by_order;
-  for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i]->order] = i;
-  std::vector<const CutOnNode*> on(nodes.size(), nullptr);
-  std::vector<size_t> pos(nodes.size(), 0);
+// Why a baseline node that wrote neither record of a cut lost them, or empty when it
+// may lack them. A cut may fail on a node before its Start record is written there, so
+// a node that went on writing after the cut started elsewhere may lack both records; a
+// node whose WAL ends before the cut started lost them, unless it left the cluster (by
+// the cluster file) then.
+std::string WhyLost(const Member& m) {
+  if (m.info == nullptr) return "every node given is in the baseline when there is no cluster file";
+  if (!m.info->left_version) return "it never left the cluster";
+  return {};
+}
+
+// The cut's row for each member, its start and finish times and base, and the
+// violations of members that lack records. Returns whether every member has both.
+bool FillRows(const std::vector<Member>& members, const std::vector<const CutOnNode*>& on, CutReport& report,
+              std::vector<std::string>* lacking, std::vector<std::pair<size_t, const NodeIndex*>>* end_notes) {
   bool all_records = true;
-  std::vector<std::string> lacking;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    on[i] = FindCut(*nodes[i], id, &pos[i]);
-    if (on[i] != nullptr && on[i]->has_start &&
-        (report.start_ts == 0 || on[i]->start_ts < report.start_ts)) {
-      report.start_ts = on[i]->start_ts;
-    }
-  }
-  // The cut is over (and so cannot still be running) when any node wrote something
-  // later: a later cut's Start, or a later full snapshot.
-  // "Later" is after the last of this cut's own Start records: the next cut starts only
-  // once this one is over everywhere.
-  uint64_t own_last_start = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (on[i] != nullptr && on[i]->has_start) own_last_start = std::max(own_last_start, on[i]->start_ts);
-  }
-  bool over = false;
-  for (size_t i = 0; i < all.size(); ++i) {
-    over = over || last_start[i] > own_last_start;
-    for (const auto& s : all[i]->snapshots) over = over || s.timestamp > own_last_start;
-  }
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  for (size_t i = 0; i < members.size(); ++i) {
     CutNodeRow row;
-    row.node = nodes[i]->node;
+    row.node = members[i].name;
     if (on[i] != nullptr) {
       row.has_start = on[i]->has_start;
       row.has_finish = on[i]->has_finish;
@@ -139,23 +168,106 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
     }
     if (!row.has_start || !row.has_finish) {
       all_records = false;
-      lacking.push_back(fmt::format("{} lacks the {} record", row.node,
-                                    !row.has_start && !row.has_finish ? "Start and Finish"
-                                    : !row.has_start                 ? "Start"
-                                                                     : "Finish"));
-      end_notes->emplace_back(report.violations.size(), nodes[i]);
-      report.violations.push_back({!row.has_start ? "missing-start" : "missing-finish", std::nullopt,
-                                   {row.node}, lacking.back()});
+      lacking->push_back(fmt::format("{} lacks the {} record", row.node,
+                                     !row.has_start && !row.has_finish ? "Start and Finish"
+                                     : !row.has_start                 ? "Start"
+                                                                      : "Finish"));
+      // A Finish without its Start is reported by the node's own finish-without-start.
+      if (row.has_start || !row.has_finish) {
+        if (members[i].index != nullptr) end_notes->emplace_back(report.violations.size(), members[i].index);
+        report.violations.push_back({!row.has_start ? "missing-start" : "missing-finish", std::nullopt, {row.node},
+                                     lacking->back()});
+      }
     }
     report.nodes.push_back(row);
   }
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  return all_records;
+}
+
+// Marks the cut unverifiable for every member whose reading cannot be trusted for it.
+// Returns whether some member's WAL as a whole cannot (the cut is checked no further).
+bool CheckMembersReadable(const std::vector<Member>& members, const std::vector<const CutOnNode*>& on,
+                          const ClusterInfo* cluster, bool over, CutReport& report,
+                          std::vector<std::pair<size_t, const NodeIndex*>>* end_notes) {
+  auto unverifiable = [&](const char* kind, size_t i, std::string detail) {
+    if (report.status != CutStatus::kUnverifiable) report.reason = fmt::format("{}: {}", members[i].name, detail);
+    report.status = CutStatus::kUnverifiable;
+    if (kind != nullptr) report.violations.push_back({kind, std::nullopt, {members[i].name}, std::move(detail)});
+  };
+  bool untrusted = false;
+  for (size_t i = 0; i < members.size(); ++i) {
+    auto [kind, detail] = Untrusted(members[i], cluster);
+    if (!kind.empty()) {
+      unverifiable(kind.c_str(), i, detail);
+      untrusted = true;
+      continue;
+    }
+    const NodeIndex& n = *members[i].index;
     if (on[i] != nullptr && on[i]->unverifiable) {
-      report.status = CutStatus::kUnverifiable;
-      report.reason = fmt::format("{}: WAL damaged in the cut's range: {}", nodes[i]->node, *on[i]->unverifiable);
+      unverifiable(nullptr, i, "WAL damaged in the cut's range: " + *on[i]->unverifiable);
+    }
+    if (!report.base.empty() && !HasSnapshot(n, report.base)) {
+      unverifiable("wal-misses-base", i,
+                   fmt::format("its WAL does not reach back to the ClusterSnapshotRecord of \"{}\" (it begins at {})",
+                               report.base, n.begin.ToString()));
+    }
+    if (on[i] == nullptr && over && report.start_ts != 0 && n.last_ts < report.start_ts) {
+      std::string why = WhyLost(members[i]);
+      if (!why.empty()) {
+        end_notes->emplace_back(report.violations.size(), &n);
+        unverifiable("records-lost", i,
+                     fmt::format("its WAL ends before the cut started elsewhere (its last record is of time {}, the "
+                                 "first Start record of time {}), though {}",
+                                 n.last_ts, report.start_ts, why));
+      }
     }
   }
-  if (!all_records) {
+  return untrusted;
+}
+
+// `last_start[i]`: the latest Start timestamp node `all[i]` has read. Violations whose
+// detail must end with where a node's WAL ends are listed in `end_notes` (violation,
+// node), to be completed when the reading is over.
+void CheckCut(const std::vector<const NodeIndex*>& all, const ClusterInfo* cluster, const std::vector<uint64_t>& last_start,
+              CutReport& report, std::vector<std::pair<size_t, const NodeIndex*>>* end_notes, CutJoin* join) {
+  join->valid = false;
+  const wal::Uuid id = report.id;
+  const std::vector<Member> members = BaselineOf(all, cluster, id);
+  std::vector<const CutOnNode*> on(members.size(), nullptr);
+  std::vector<size_t> pos(members.size(), 0);
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (members[i].index != nullptr) on[i] = FindCut(*members[i].index, id, &pos[i]);
+    if (on[i] != nullptr && on[i]->has_start && (report.start_ts == 0 || on[i]->start_ts < report.start_ts)) {
+      report.start_ts = on[i]->start_ts;
+    }
+  }
+  // The cut is over (and so cannot still be running) when any node wrote something
+  // later: a later cut's Start, or a later full snapshot.
+  // "Later" is after the last of this cut's own Start records: the next cut starts only
+  // once this one is over everywhere.
+  uint64_t own_last_start = 0;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (on[i] != nullptr && on[i]->has_start) own_last_start = std::max(own_last_start, on[i]->start_ts);
+  }
+  bool over = false;
+  for (size_t i = 0; i < all.size(); ++i) {
+    over = over || last_start[i] > own_last_start;
+    for (const auto& s : all[i]->snapshots) over = over || s.timestamp > own_last_start;
+  }
+  std::vector<std::string> lacking;
+  const bool all_records = FillRows(members, on, report, &lacking, end_notes);
+  const bool untrusted = CheckMembersReadable(members, on, cluster, over, report, end_notes);
+  // A node's own problems are reported whatever the rest: a Finish without its Start, a
+  // duplicate record, are damage even on a cut that failed.
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (on[i] == nullptr) continue;
+    for (const auto& p : on[i]->problems) {
+      Violation v{p.kind, std::nullopt, {members[i].name}, fmt::format("{} (at {})", p.detail, p.at.ToString())};
+      if (!p.xid.IsNull()) v.xid = p.xid;
+      report.violations.push_back(std::move(v));
+    }
+  }
+  if (!all_records || untrusted) {
     if (report.status != CutStatus::kUnverifiable) {
       report.status = over ? CutStatus::kInconsistent : CutStatus::kIncomplete;
       std::string why;
@@ -165,12 +277,11 @@ void CheckCut(const std::vector<const NodeIndex*>& all, const std::vector<uint64
     // A cut without all its records is not checked further: it cannot be restored.
     return;
   }
+  std::vector<const NodeIndex*> nodes;
+  for (const auto& m : members) nodes.push_back(m.index);
+  std::map<uint16_t, size_t> by_order;
+  for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i]->order] = i;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& p : on[i]->problems) {
-      Violation v{p.kind, std::nullopt, {nodes[i]->node}, fmt::format("{} (at {})", p.detail, p.at.ToString())};
-      if (!p.xid.IsNull()) v.xid = p.xid;
-      report.violations.push_back(std::move(v));
-    }
     if (on[i]->base != report.base) {
       report.violations.push_back({"base-mismatch", std::nullopt, {nodes[i]->node},
                                    fmt::format("increment of \"{}\" here but of \"{}\" on {}", on[i]->base,
@@ -354,9 +465,33 @@ void Release(std::vector<NodeIndex>& views, const wal::Uuid& id) {
   }
 }
 
+// The nodes' problems as a whole, in node order: what makes the check fail whatever the
+// cuts. Every server of the cluster file must have been given.
+std::vector<NodeProblem> NodeProblems(const std::vector<NodeIndex>& views, const ClusterInfo* cluster) {
+  std::vector<NodeProblem> out;
+  if (cluster != nullptr) {
+    for (const auto& node : cluster->nodes) {
+      if (!node.server) continue;
+      const bool given = std::any_of(views.begin(), views.end(), [&](const NodeIndex& v) { return v.node == node.name; });
+      if (!given) out.push_back({node.name, "not-given", "a server of the cluster file, but no WAL was given for it"});
+    }
+  }
+  for (const auto& v : views) {
+    Member m{v.node, &v, cluster != nullptr ? cluster->FindNode(v.node) : nullptr};
+    if (auto [kind, detail] = Untrusted(m, cluster); !kind.empty()) {
+      out.push_back({v.node, kind, detail});
+    } else if (!v.read_errors.empty()) {
+      out.push_back({v.node, "read-errors",
+                     v.read_errors.size() == 1 ? v.read_errors[0]
+                                               : fmt::format("{} (and {} more)", v.read_errors[0], v.read_errors.size() - 1)});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> given) {
+StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> given, const ClusterInfo* cluster) {
   const size_t n = given.size();
   std::vector<std::optional<CutOnNode>> first_head(n);
   std::vector<bool> first_ended(n, false);
@@ -371,9 +506,17 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
   }
   std::vector<NodeIndex> progress(n);
   for (size_t i = 0; i < n; ++i) progress[i] = given[i]->Progress();
+  // In node order: the cluster file's when there is one (a node whose WAL cannot be read
+  // has no order of its own), else the one their WALs give.
+  std::vector<size_t> rank(n);
+  for (size_t i = 0; i < n; ++i) {
+    rank[i] = progress[i].order;
+    const ClusterNode* c = cluster != nullptr ? cluster->FindNode(progress[i].node) : nullptr;
+    if (c != nullptr) rank[i] = c->order;
+  }
   std::vector<size_t> perm(n);
   for (size_t i = 0; i < n; ++i) perm[i] = i;
-  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) { return progress[a].order < progress[b].order; });
+  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) { return rank[a] < rank[b]; });
   std::vector<std::unique_ptr<CutFeed>> feeds(n);
   std::vector<std::optional<CutOnNode>> head(n);
   std::vector<bool> ended(n);
@@ -419,11 +562,16 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
       }
       views[i].snapshots = feeds[i]->Snapshots();
       last_start[i] = feeds[i]->LastStartTs();
+      const NodeIndex p = feeds[i]->Progress();
+      views[i].records = p.records;
+      views[i].begin = p.begin;
+      views[i].end = p.end;
+      views[i].last_ts = p.last_ts;
     }
     CutReport r;
     r.id = id;
     std::vector<std::pair<size_t, const NodeIndex*>> notes;
-    CheckCut(ptrs, last_start, r, &notes, &join);
+    CheckCut(ptrs, cluster, last_start, r, &notes, &join);
     for (const auto& [v, node] : notes) end_notes.emplace_back(out.report.cuts.size(), v, node);
     // Each consistent cut against the last consistent cut of the same base.
     auto it = last.find(r.base);
@@ -451,13 +599,14 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     auto& detail = out.report.cuts[c].violations[v].detail;
     detail += fmt::format(" (WAL read up to {})", node->end.ToString());
   }
+  out.report.problems = NodeProblems(views, cluster);
   return out;
 }
 
-ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes) {
+ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterInfo* cluster) {
   std::vector<std::unique_ptr<CutFeed>> feeds;
   for (const auto& index : indexes) feeds.push_back(IndexFeed(index));
-  return CheckClusterStreaming(std::move(feeds)).report;
+  return CheckClusterStreaming(std::move(feeds), cluster).report;
 }
 
 }  // namespace cut

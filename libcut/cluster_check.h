@@ -1,10 +1,17 @@
 // The cluster check: from the per-node cut indexes (read from the WALs, or from summary
 // files written on the nodes), prove each cut consistent or explain why it is not.
 //
+// Who must take part in a cut (its baseline): with a cluster file, the servers that were
+// members of the cluster at the cut's topology version; without one, every node given.
+// A baseline node whose WAL cannot be read, was written by another node, or does not
+// reach back to the cut's base snapshot makes the cut unverifiable, never consistent.
+//
 // Violation kinds: missing-start, missing-finish, finish-before-start, duplicate-record,
 // duplicate-entry, both-sets, listed-not-committed, listed-after-finish,
 // before-outside-range, side-split, side-mismatch, before-missing-on-participant,
-// key-order, not-nested, base-mismatch, finish-without-start, finish-after-next-start.
+// key-order, not-nested, base-mismatch, finish-without-start, finish-after-next-start;
+// and, for a node the cut cannot be verified on: unreadable-wal, foreign-wal,
+// wal-misses-base, records-lost.
 #pragma once
 
 #include <memory>
@@ -12,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "libcut/cluster_file.h"
 #include "libcut/cut_index.h"
 
 namespace cut {
@@ -46,13 +54,27 @@ struct CutReport {
   std::vector<Violation> violations;
 };
 
-struct ClusterReport {
-  std::vector<CutReport> cuts;
-  bool ok() const;
+// A node whose WAL was not read whole and sound: it fails the check whatever the cuts.
+struct NodeProblem {
+  std::string node;
+  std::string kind;    // unreadable-wal, foreign-wal, read-errors, not-given
+  std::string detail;
 };
 
-// `indexes`: the server nodes, in any order (they are taken in node order).
-ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes);
+struct ClusterReport {
+  std::vector<CutReport> cuts;
+  std::vector<NodeProblem> problems;  // in node order
+};
+
+// Whether cut `c` makes `walcut check` fail: it is unverifiable; it has a violation other
+// than a missing Start or Finish record of a cut that failed (the algorithm's own verdict);
+// or it is not consistent although every baseline node wrote both records, or although
+// the user named it (`named`).
+bool FailsCheck(const CutReport& c, bool named);
+
+// `indexes`: the server nodes, in any order (they are taken in node order). `cluster`:
+// the cluster file, when there is one (see the baseline above).
+ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterInfo* cluster = nullptr);
 
 // The same check, pulling each node's cuts from its feed in step: a cut is checked as
 // soon as every node has handed over its next cut (or reached its end), and what only
@@ -61,6 +83,7 @@ struct StreamedCluster {
   ClusterReport report;
   std::vector<NodeIndex> nodes;  // in node order; cuts without their transactions and sets
 };
-StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds);
+StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds,
+                                      const ClusterInfo* cluster = nullptr);
 
 }  // namespace cut

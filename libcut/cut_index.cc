@@ -1,5 +1,6 @@
 #include "libcut/cut_index.h"
 
+#include "libcut/tx_order.h"
 #include "libcut/tx_table.h"
 
 #include <algorithm>
@@ -82,9 +83,11 @@ class IndexBuilder {
   // Cuts whose window is complete go to `ready`, in WAL order.
   IndexBuilder(NodeIndex* index, std::deque<CutOnNode>* ready) : index_(index), ready_(ready) {}
   uint64_t last_start_ts() const { return last_start_ts_; }
+  // The reader the records come from (for the file of an out-of-order record).
+  void set_reader(const wal::WalReader* reader) { reader_ = reader; }
 
   void OnRecord(const wal::Record& r) {
-    ++index_->records;
+    if (index_->records++ == 0) index_->begin = r.ptr;
     const auto& a = r.decoded;
     switch (static_cast<wal::RecordType>(r.type)) {
       case wal::RecordType::kHeader:
@@ -93,12 +96,16 @@ class IndexBuilder {
         break;
       case wal::RecordType::kClusterSnapshot:
         index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr, a.snapshot.timestamp});
+        Stamp(a.snapshot.timestamp);
+        order_.Start();
         break;
       case wal::RecordType::kData: {
+        Stamp(r.data.timestamp);
         wal::DataEntryCursor entries(r.data);
         wal::DataEntry e;
         while (entries.Next(&e)) {
           if (e.xid.IsNull()) continue;  // a preload, not a transaction
+          if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
           // A transaction's writes usually come just before its commit: they gather in one
           // reused slot, and only interleaved transactions go to the map.
           if (!last_writes_.empty() && last_xid_ != e.xid) {
@@ -113,6 +120,10 @@ class IndexBuilder {
       }
       case wal::RecordType::kTx: {
         const wal::TxView& t = r.tx;
+        Stamp(t.timestamp);
+        std::string why = t.state == wal::TxState::kPrepared ? order_.OnPrepared(t.xid)
+                                                             : order_.OnFinal(t.xid, wal::TxStateName(t.state));
+        if (!why.empty()) OutOfOrder(r, why);
         if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
           Commit c;
           c.xid = t.xid;
@@ -153,8 +164,14 @@ class IndexBuilder {
         }
         break;
       }
-      case wal::RecordType::kCutStart: OnStart(r); break;
-      case wal::RecordType::kCutFinish: OnFinish(r); break;
+      case wal::RecordType::kCutStart:
+        Stamp(a.cut_start.timestamp);
+        OnStart(r);
+        break;
+      case wal::RecordType::kCutFinish:
+        Stamp(a.cut_finish.timestamp);
+        OnFinish(r);
+        break;
       default:
         break;
     }
@@ -162,10 +179,7 @@ class IndexBuilder {
 
   void OnIssue(const wal::Issue& issue) {
     if (!issue.IsError()) return;
-    std::string text = issue.ToString();
-    index_->read_errors.push_back(text);
-    index_->read_error_at.push_back(wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)});
-    errors_.push_back({wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, text});
+    AddError(wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, issue.ToString());
   }
 
   void Finish(wal::Pointer end) {
@@ -178,6 +192,21 @@ class IndexBuilder {
   }
 
  private:
+  void Stamp(uint64_t ts) { index_->last_ts = std::max(index_->last_ts, ts); }
+
+  void AddError(wal::Pointer at, std::string text) {
+    index_->read_errors.push_back(text);
+    index_->read_error_at.push_back(at);
+    errors_.push_back({at, std::move(text)});
+  }
+
+  // A record out of the order of tx_order.h: an error of the WAL, as damage is.
+  void OutOfOrder(const wal::Record& r, const std::string& why) {
+    AddError(r.ptr, fmt::format("\"{}\": records out of order at offset {} (record {}): {}",
+                                reader_ != nullptr ? reader_->current_file() : std::string("-"), r.ptr.offset,
+                                r.record_index, why));
+  }
+
   uint32_t Intern(const std::vector<uint16_t>& set) {
     auto it = participant_ids_.find(set);
     if (it != participant_ids_.end()) return it->second;
@@ -469,6 +498,8 @@ class IndexBuilder {
 
   NodeIndex* index_;
   std::deque<CutOnNode>* ready_;
+  const wal::WalReader* reader_ = nullptr;
+  TxOrder order_;
   std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
   IdIndex seen_;
   KeyTable keys_;
@@ -519,10 +550,12 @@ wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::s
   wal::ReaderOptions options;
   options.release_consumed = true;
   options.light = true;
-  auto reader =
-      wal::WalReader::OpenDirectory(wal_dir, options, [impl](const wal::Issue& i) { impl->builder.OnIssue(i); });
-  if (!reader.ok()) return reader.status();
-  impl->reader = std::move(reader).value();
+  auto files = wal::ListSegments(wal_dir);
+  if (!files.ok()) return files.status();
+  if (files->empty()) return wal::Status::NotFound(fmt::format("\"{}\" holds no WAL segment", wal_dir));
+  impl->reader = wal::WalReader::OpenFiles(std::move(files).value(), options,
+                                           [impl](const wal::Issue& i) { impl->builder.OnIssue(i); });
+  impl->builder.set_reader(impl->reader.get());
   return s;
 }
 
@@ -570,7 +603,10 @@ NodeIndex WithoutCuts(const NodeIndex& index, bool errors) {
     p.read_errors = index.read_errors;
     p.read_error_at = index.read_error_at;
   }
+  p.open_error = index.open_error;
+  p.begin = index.begin;
   p.end = index.end;
+  p.last_ts = index.last_ts;
   p.records = index.records;
   return p;
 }
@@ -668,6 +704,29 @@ class WalFeedImpl : public CutFeed {
 }  // namespace
 
 std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index) { return std::make_unique<IndexFeedImpl>(index); }
+
+namespace {
+
+class UnreadableFeedImpl : public CutFeed {
+ public:
+  UnreadableFeedImpl(const std::string& node, const std::string& why) {
+    index_.node = node;
+    index_.open_error = why;
+  }
+  bool Next(CutOnNode*) override { return false; }
+  NodeIndex Progress() override { return index_; }
+  std::vector<BaseSnapshot> Snapshots() override { return {}; }
+  uint64_t LastStartTs() override { return 0; }
+
+ private:
+  NodeIndex index_;
+};
+
+}  // namespace
+
+std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why) {
+  return std::make_unique<UnreadableFeedImpl>(node, why);
+}
 
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const std::string& wal_dir) {
   auto stream = NodeIndexStream::Open(node, wal_dir);

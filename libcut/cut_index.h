@@ -71,13 +71,18 @@ struct BaseSnapshot {
 
 struct NodeIndex {
   std::string node;
-  wal::Uuid node_id;
+  wal::Uuid node_id;                 // from its segment headers (nil when none was read)
   uint16_t order = 0;
   std::vector<BaseSnapshot> snapshots;
   std::vector<CutOnNode> cuts;       // in the order of their first record
-  std::vector<std::string> read_errors;  // every error issue of the WAL, located
+  // Every error of the WAL, located: what the reader reported (corruption, missing
+  // segments, ...) and records out of the order of tx_order.h.
+  std::vector<std::string> read_errors;
   std::vector<wal::Pointer> read_error_at;  // where each of them is (not in summaries)
+  std::string open_error;            // set when the WAL could not be opened at all
+  wal::Pointer begin;                // the first record read (when records > 0)
   wal::Pointer end;                  // just past the last record read
+  uint64_t last_ts = 0;              // the latest timestamp among the records read
   uint64_t records = 0;
 };
 
@@ -127,6 +132,8 @@ class CutFeed {
 
 // A feed over an index already built (a WAL read whole, or a summary file).
 std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index);
+// The feed of a node whose WAL cannot be opened: no cut, and `why` as its open_error.
+std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why);
 // A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const std::string& wal_dir);
 

@@ -39,6 +39,8 @@ std::string EncodeSummary(const NodeIndex& n) {
   j["order"] = n.order;
   j["end"] = n.end.ToString();
   j["records"] = n.records;
+  j["begin"] = n.begin.ToString();
+  j["last_ts"] = n.last_ts;
   j["read_errors"] = n.read_errors;
   Json snaps = Json::array();
   for (const auto& s : n.snapshots) snaps.push_back({{"name", s.name}, {"at", s.at.ToString()}, {"timestamp", s.timestamp}});
@@ -93,6 +95,9 @@ wal::Result<NodeIndex> DecodeSummary(const std::string& text, const std::string&
     n.order = j.at("order").get<uint16_t>();
     n.end = ParsePtr(j.at("end"));
     n.records = j.at("records").get<uint64_t>();
+    // Absent from the summaries of earlier versions: unknown, so never "before" anything.
+    n.begin = j.contains("begin") ? ParsePtr(j.at("begin")) : wal::Pointer{};
+    n.last_ts = j.contains("last_ts") ? j.at("last_ts").get<uint64_t>() : UINT64_MAX;
     n.read_errors = j.at("read_errors").get<std::vector<std::string>>();
     for (const auto& s : j.at("snapshots")) {
       n.snapshots.push_back({s.at("name").get<std::string>(), ParsePtr(s.at("at")), s.at("timestamp").get<uint64_t>()});

@@ -11,7 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "libwal/file_io.h"
 #include "libwal/lz4_codec.h"
+#include "libwal/write_all.h"
 #include "libwal/record.h"
 #include "libwal/segment_file.h"
 #include "libwal/wal_reader.h"
@@ -29,6 +31,8 @@ int64_t g_fault_budget = [] {
   return v != nullptr ? std::strtoll(v, nullptr, 10) : int64_t{-1};
 }();
 
+}  // namespace
+
 Status WriteAll(int fd, const std::string& path, std::string_view bytes) {
   while (!bytes.empty()) {
     size_t want = bytes.size();
@@ -44,41 +48,6 @@ Status WriteAll(int fd, const std::string& path, std::string_view bytes) {
     bytes.remove_prefix(static_cast<size_t>(n));
   }
   return Status::Ok();
-}
-
-Status SyncDirectory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Errno("open directory", dir);
-  int rc = ::fsync(fd);
-  int e = errno;
-  ::close(fd);
-  if (rc != 0) {
-    errno = e;
-    return Errno("fsync directory", dir);
-  }
-  return Status::Ok();
-}
-
-std::string ParentOf(const std::string& path) {
-  std::filesystem::path p(path);
-  return p.has_parent_path() ? p.parent_path().string() : std::string(".");
-}
-
-}  // namespace
-
-Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("create", tmp);
-  Status s = WriteAll(fd, tmp, bytes);
-  if (s.ok() && sync && ::fsync(fd) != 0) s = Errno("fsync", tmp);
-  ::close(fd);
-  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Errno("rename", tmp);
-  if (!s.ok()) {
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  return sync ? SyncDirectory(ParentOf(path)) : Status::Ok();
 }
 
 Status CompressSegmentFile(const std::string& path) {

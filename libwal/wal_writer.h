@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "libwal/file_io.h"
 #include "libwal/format.h"
 #include "libwal/frame.h"
 #include "libwal/ids.h"
@@ -99,10 +100,5 @@ class WalWriter {
 // Replaces a sealed segment file `path` (.wal) by `path`.lz4: written to a temporary,
 // fsynced, renamed, then the plain file removed.
 Status CompressSegmentFile(const std::string& path);
-
-// Writes `bytes` to `path` through `path`.tmp and rename, so `path` is either absent,
-// its old self, or complete; with `sync` (the default) the file and the directory are
-// fsynced too, so that this holds across a crash.
-Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync = true);
 
 }  // namespace wal

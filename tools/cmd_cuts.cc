@@ -43,6 +43,8 @@ void RegisterCheck(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   sub->add_option("--cut", *cut, "Check only this cut (an id or a unique prefix)");
   sub->add_option("--summaries", o->summaries, "Check from node summary files (cuts --summary) instead of WALs");
+  sub->add_option("--cluster", o->cluster_file,
+                  "Take the cut baselines from this cluster.json (for node directories or summaries given one by one)");
   sub->callback([o, common, cut, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;

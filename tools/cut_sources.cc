@@ -1,46 +1,15 @@
 #include "tools/cut_sources.h"
 
 #include <cctype>
-#include <fstream>
 #include <iterator>
-#include <sstream>
 
+#include "libcut/json_doc.h"
 #include "libcut/summary_file.h"
+#include "libwal/file_io.h"
 #include "tools/escape.h"
 #include "tools/inputs.h"
 
 namespace tools {
-
-bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output,
-                        std::vector<cut::NodeIndex>* out, int* code) {
-  auto inputs = ResolveWalInputs(paths);
-  if (!inputs.ok()) {
-    output.Error("{}", inputs.status().message());
-    *code = kExitUnreadable;
-    return false;
-  }
-  for (const auto& in : *inputs) {
-    if (in.wal_dir.empty()) {
-      output.Error("cut analysis needs node WAL directories, not single segment files");
-      *code = kExitUsage;
-      return false;
-    }
-    auto index = cut::BuildNodeIndex(in.node, in.wal_dir);
-    if (!index.ok()) {
-      output.Error("{}", index.status().message());
-      *code = kExitUnreadable;
-      return false;
-    }
-    // The first errors of a node locate the damage; the rest only count.
-    constexpr size_t kShown = 10;
-    for (size_t e = 0; e < index->read_errors.size() && e < kShown; ++e) output.Error("{}", index->read_errors[e]);
-    if (index->read_errors.size() > kShown) {
-      output.Error("{}: {} more read errors not shown", in.node, index->read_errors.size() - kShown);
-    }
-    out->push_back(std::move(index).value());
-  }
-  return true;
-}
 
 namespace {
 
@@ -53,33 +22,79 @@ void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
   }
 }
 
-}  // namespace
-
-bool CheckFromWal(const std::vector<std::string>& paths, Output& output, cut::StreamedCluster* out, int* code) {
+// The inputs of a cut analysis: node WAL directories only.
+bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInputs* out, int* code) {
   auto inputs = ResolveWalInputs(paths);
   if (!inputs.ok()) {
     output.Error("{}", inputs.status().message());
     *code = kExitUnreadable;
     return false;
   }
-  std::vector<std::unique_ptr<cut::CutFeed>> feeds;
-  for (const auto& in : *inputs) {
+  for (const auto& in : inputs->nodes) {
     if (in.wal_dir.empty()) {
-      output.Error("cut analysis needs node WAL directories, not single segment files");
+      output.Error("cut analysis needs node WAL directories, not single segment files (\"{}\")", in.files[0].path);
       *code = kExitUsage;
       return false;
     }
-    auto feed = cut::WalFeed(in.node, in.wal_dir);
-    if (!feed.ok()) {
-      output.Error("{}", feed.status().message());
-      *code = kExitUnreadable;
+  }
+  *out = std::move(inputs).value();
+  return true;
+}
+
+}  // namespace
+
+bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
+                        std::optional<cut::ClusterInfo>* cluster, int* code) {
+  WalInputs inputs;
+  if (!ResolveNodes(paths, output, &inputs, code)) return false;
+  for (const auto& in : inputs.nodes) {
+    auto index = cut::BuildNodeIndex(in.node, in.wal_dir);
+    if (!index.ok()) {
+      cut::NodeIndex unreadable;
+      unreadable.node = in.node;
+      unreadable.open_error = index.status().message();
+      out->push_back(std::move(unreadable));
+      continue;
+    }
+    PrintReadErrors(*index, output);
+    out->push_back(std::move(index).value());
+  }
+  *cluster = std::move(inputs.cluster);
+  return true;
+}
+
+bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut::ClusterInfo>* out, int* code) {
+  auto text = wal::ReadFileToString(path, cut::kMaxSideFileBytes);
+  auto cluster = text.ok() ? cut::ParseClusterFile(*text, path) : wal::Result<cut::ClusterInfo>(text.status());
+  if (!cluster.ok()) {
+    output.Error("{}", cluster.status().message());
+    *code = kExitUnreadable;
+    return false;
+  }
+  *out = std::move(cluster).value();
+  return true;
+}
+
+bool CheckFromWal(const std::vector<std::string>& paths, const std::string& cluster_file, Output& output,
+                  cut::StreamedCluster* out, int* code) {
+  WalInputs inputs;
+  if (!ResolveNodes(paths, output, &inputs, code)) return false;
+  if (!cluster_file.empty()) {
+    if (inputs.cluster) {
+      output.Error("--cluster: the directory given has a cluster file of its own");
+      *code = kExitUsage;
       return false;
     }
-    feeds.push_back(std::move(feed).value());
+    if (!LoadClusterFile(cluster_file, output, &inputs.cluster, code)) return false;
   }
-  *out = cut::CheckClusterStreaming(std::move(feeds));
+  std::vector<std::unique_ptr<cut::CutFeed>> feeds;
+  for (const auto& in : inputs.nodes) {
+    auto feed = cut::WalFeed(in.node, in.wal_dir);
+    feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
+  }
+  *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr);
   // In the order the nodes were given, as when they are read whole.
-  for (const auto& in : *inputs) {
+  for (const auto& in : inputs.nodes) {
     for (const auto& n : out->nodes) {
       if (n.node == in.node) PrintReadErrors(n, output);
     }
@@ -87,18 +102,22 @@ bool CheckFromWal(const std::vector<std::string>& paths, Output& output, cut::St
   return true;
 }
 
+void PrintNodeProblems(const cut::ClusterReport& report, Output& output) {
+  for (const auto& p : report.problems) {
+    if (p.kind != "read-errors") output.Error("{}: {}: {}", p.node, p.kind, p.detail);
+  }
+}
+
 bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
                               std::vector<cut::NodeIndex>* out, int* code) {
   for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) {
-      output.Error("cannot open \"{}\"", f);
+    auto text = wal::ReadFileToString(f, cut::kMaxSummaryBytes);
+    if (!text.ok()) {
+      output.Error("{}", text.status().message());
       *code = kExitUnreadable;
       return false;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto index = cut::DecodeSummary(ss.str(), f);
+    auto index = cut::DecodeSummary(*text, f);
     if (!index.ok()) {
       output.Error("{}", index.status().message());
       *code = kExitUnreadable;

@@ -2,6 +2,7 @@
 // node directory, read here, or summary files written on the nodes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,15 +11,22 @@
 
 namespace tools {
 
-// Builds the indexes of every server node under `paths`; on failure prints the error
-// and returns the exit code in *code.
-bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output,
-                        std::vector<cut::NodeIndex>* out, int* code);
+// Builds the indexes of every server node under `paths` (a node whose WAL cannot be
+// opened gets an index saying so) and reads the cluster file of a cluster directory
+// into *cluster; on failure prints the error and returns the exit code in *code.
+bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
+                        std::optional<cut::ClusterInfo>* cluster, int* code);
 // Checks the cluster under `paths` cut by cut while reading its node WALs (one thread
-// per node), then prints each node's first read errors.
-bool CheckFromWal(const std::vector<std::string>& paths, Output& output, cut::StreamedCluster* out, int* code);
+// per node), then prints each node's first read errors. `cluster_file`, when not empty,
+// is the cluster file to take the baseline from (for node directories given one by one).
+bool CheckFromWal(const std::vector<std::string>& paths, const std::string& cluster_file, Output& output,
+                  cut::StreamedCluster* out, int* code);
 bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
                               std::vector<cut::NodeIndex>* out, int* code);
+// Reads `path` as a cluster file (--cluster FILE).
+bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut::ClusterInfo>* out, int* code);
+// Prints the problems of nodes as a whole (unreadable, foreign, damaged) as errors.
+void PrintNodeProblems(const cut::ClusterReport& report, Output& output);
 
 // The cuts whose id starts with `prefix` (case-insensitive); exactly one must match.
 bool SelectCut(const cut::ClusterReport& report, const std::string& prefix, Output& output,

@@ -13,13 +13,6 @@
 namespace tools {
 namespace {
 
-bool Complete(const cut::CutReport& c) {
-  for (const auto& n : c.nodes) {
-    if (!n.has_start || !n.has_finish) return false;
-  }
-  return true;
-}
-
 std::string PtrOrNull(bool has, const wal::Pointer& p) {
   return has ? fmt::format("\"{}\"", p.ToString()) : std::string("null");
 }
@@ -28,18 +21,20 @@ std::string PtrOrNull(bool has, const wal::Pointer& p) {
 
 int RunCuts(const CutsOptions& o, Output& output) {
   std::vector<cut::NodeIndex> indexes;
+  std::optional<cut::ClusterInfo> cluster;
   int code = kExitOk;
   cut::ClusterReport report;
   bool damaged = false;
   if (o.summary_out.empty() && o.svg_out.empty()) {
     // Listing only: cut by cut, in bounded memory.
     cut::StreamedCluster streamed;
-    if (!CheckFromWal(o.paths, output, &streamed, &code)) return code;
-    for (const auto& n : streamed.nodes) damaged |= !n.read_errors.empty();
+    if (!CheckFromWal(o.paths, "", output, &streamed, &code)) return code;
     report = std::move(streamed.report);
+    PrintNodeProblems(report, output);
+    damaged = !report.problems.empty();
   } else {
-    if (!LoadIndexesFromWal(o.paths, output, &indexes, &code)) return code;
-    for (const auto& n : indexes) damaged |= !n.read_errors.empty();
+    if (!LoadIndexesFromWal(o.paths, output, &indexes, &cluster, &code)) return code;
+    for (const auto& n : indexes) damaged |= !n.read_errors.empty() || !n.open_error.empty() || n.records == 0;
   }
   if (!o.summary_out.empty()) {
     if (indexes.size() != 1) {
@@ -66,7 +61,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
     }
     return damaged ? kExitProblems : kExitOk;
   }
-  if (!o.svg_out.empty()) report = cut::CheckCluster(indexes);
+  if (!o.svg_out.empty()) report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
   if (!o.svg_out.empty()) {
     size_t chosen = report.cuts.size();
     if (o.cut) {
@@ -83,7 +78,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
     }
     auto inputs = ResolveWalInputs(o.paths);
     std::vector<std::string> dirs;
-    for (const auto& in : *inputs) dirs.push_back(in.wal_dir);
+    for (const auto& in : inputs->nodes) dirs.push_back(in.wal_dir);
     TimelineOptions to;
     to.axis_offset = o.axis_offset;
     to.from = o.from;
@@ -149,13 +144,16 @@ int RunCheck(const CheckOptions& o, Output& output) {
   int code = kExitOk;
   cut::ClusterReport report;
   if (!o.summaries.empty()) {
+    std::optional<cut::ClusterInfo> cluster;
+    if (!o.cluster_file.empty() && !LoadClusterFile(o.cluster_file, output, &cluster, &code)) return code;
     if (!LoadIndexesFromSummaries(o.summaries, output, &indexes, &code)) return code;
-    report = cut::CheckCluster(indexes);
+    report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
   } else {
     cut::StreamedCluster streamed;
-    if (!CheckFromWal(o.paths, output, &streamed, &code)) return code;
+    if (!CheckFromWal(o.paths, o.cluster_file, output, &streamed, &code)) return code;
     report = std::move(streamed.report);
   }
+  PrintNodeProblems(report, output);
   std::vector<size_t> chosen;
   if (o.cut) {
     size_t i = 0;
@@ -164,14 +162,9 @@ int RunCheck(const CheckOptions& o, Output& output) {
   } else {
     for (size_t i = 0; i < report.cuts.size(); ++i) chosen.push_back(i);
   }
-  // A cut that never got all its records failed (the algorithm said so); only a named
-  // cut, or a complete one with violations, makes the check fail.
-  bool bad = false;
-  for (size_t i : chosen) {
-    const auto& c = report.cuts[i];
-    bool counted = o.cut || Complete(c) || c.status == cut::CutStatus::kUnverifiable;
-    if (counted && c.status != cut::CutStatus::kConsistent) bad = true;
-  }
+  // A node not read whole fails the check, whatever its cuts.
+  bool bad = !report.problems.empty();
+  for (size_t i : chosen) bad = bad || cut::FailsCheck(report.cuts[i], o.cut.has_value());
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
   if (o.json) {
@@ -190,6 +183,15 @@ int RunCheck(const CheckOptions& o, Output& output) {
       }
       fmt::format_to(it, "]}}");
     }
+    fmt::format_to(it, "],\"problems\":[");
+    for (size_t k = 0; k < report.problems.size(); ++k) {
+      const auto& p = report.problems[k];
+      fmt::format_to(it, "{}{{\"node\":", k ? "," : "");
+      AppendJsonString(&b, p.node);
+      fmt::format_to(it, ",\"kind\":\"{}\",\"detail\":", p.kind);
+      AppendJsonString(&b, p.detail);
+      b.push_back('}');
+    }
     fmt::format_to(it, "]}}\n");
   } else if (!o.quiet) {
     size_t consistent = 0;
@@ -203,8 +205,10 @@ int RunCheck(const CheckOptions& o, Output& output) {
         fmt::format_to(it, "  {}{} [{}]: {}\n", v.kind, v.xid ? " tx " + v.xid->ToString() : "", nodes, v.detail);
       }
     }
-    fmt::format_to(it, "{} cut(s) checked, {} consistent: {}\n", chosen.size(), consistent,
-                   bad ? "PROBLEMS FOUND" : "ok");
+    std::string nodes;
+    if (!report.problems.empty()) nodes = fmt::format(" ({} node(s) not read whole)", report.problems.size());
+    fmt::format_to(it, "{} cut(s) checked, {} consistent: {}{}\n", chosen.size(), consistent,
+                   bad ? "PROBLEMS FOUND" : "ok", nodes);
   }
   output.out->Write(std::string_view(b.data(), b.size()));
   return bad ? kExitProblems : kExitOk;

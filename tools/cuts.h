@@ -23,6 +23,7 @@ struct CutsOptions {
 struct CheckOptions {
   std::vector<std::string> paths;
   std::vector<std::string> summaries;
+  std::string cluster_file;  // --cluster FILE: the baseline for nodes given one by one
   std::optional<std::string> cut;
   bool json = false;
   bool quiet = false;

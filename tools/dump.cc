@@ -143,7 +143,7 @@ int RunDump(const DumpOptions& o, Output& output) {
     output.Error("{}", resolved.status().message());
     return kExitUnreadable;
   }
-  std::vector<WalInput> inputs = std::move(resolved).value();
+  std::vector<WalInput> inputs = std::move(resolved->nodes);
   Filter filter(o);
   Totals totals;
   RecordFormat format;

@@ -75,16 +75,16 @@ int RunGaps(const GapsOptions& o, Output& output) {
     output.Error("{}", inputs.status().message());
     return kExitUnreadable;
   }
-  for (const auto& in : *inputs) {
+  for (const auto& in : inputs->nodes) {
     if (in.wal_dir.empty()) {
       output.Error("gaps needs node WAL directories, not single segment files");
       return kExitUsage;
     }
   }
-  const bool cluster = inputs->size() > 1 || std::filesystem::exists(o.dir + "/cluster.json");
+  const bool cluster = inputs->nodes.size() > 1 || inputs->cluster.has_value();
   std::vector<recovery::NodeGaps> nodes;
   int code = kExitOk;
-  if (!Scan(*inputs, cluster, output, &nodes, &code)) return code;
+  if (!Scan(inputs->nodes, cluster, output, &nodes, &code)) return code;
   bool damaged = false;
   for (const auto& n : nodes) {
     for (const auto& e : n.errors) output.Error("{}", e);
@@ -148,7 +148,7 @@ int RunGaps(const GapsOptions& o, Output& output) {
                        at[k].ToString(), r.cache_id, r.partition, r.start, r.range);
       }
     }
-    if (!o.dry_run && !Scan(*inputs, cluster, output, &nodes, &code)) return code;
+    if (!o.dry_run && !Scan(inputs->nodes, cluster, output, &nodes, &code)) return code;
   }
   size_t open = 0, with = 0, copies = 0;
   for (const auto& n : nodes) {

@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace tools {
 namespace fs = std::filesystem;
@@ -42,25 +40,11 @@ bool HasSegments(const fs::path& dir) {
   return files.ok() && !files->empty();
 }
 
-// Server node names from cluster.json, in node order, when it is there and readable.
-std::vector<std::string> ClusterJsonNodes(const fs::path& dir) {
-  std::ifstream in(dir / "cluster.json");
-  if (!in) return {};
-  auto doc = nlohmann::json::parse(in, nullptr, false);
-  std::vector<std::string> names;
-  if (doc.is_discarded() || !doc.contains("nodes") || !doc["nodes"].is_array()) return names;
-  for (const auto& n : doc["nodes"]) {
-    if (!n.is_object() || !n.contains("name") || !n["name"].is_string()) continue;
-    if (n.contains("role") && n["role"] != "server") continue;
-    names.push_back(n["name"].get<std::string>());
-  }
-  return names;
-}
-
 }  // namespace
 
-wal::Result<std::vector<WalInput>> ResolveWalInputs(const std::vector<std::string>& paths) {
-  std::vector<WalInput> inputs;
+wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
+  WalInputs result;
+  std::vector<WalInput>& inputs = result.nodes;
   for (const auto& arg : paths) {
     fs::path p(arg);
     std::error_code ec;
@@ -96,8 +80,13 @@ wal::Result<std::vector<WalInput>> ResolveWalInputs(const std::vector<std::strin
       inputs.push_back({node, p.string(), {}});
       continue;
     }
-    std::vector<std::string> nodes = ClusterJsonNodes(p);
-    if (nodes.empty()) {
+    std::vector<std::string> nodes;
+    if (fs::exists(p / cut::kClusterFileName, ec)) {
+      auto cluster = cut::ReadClusterFile(p.string());
+      if (!cluster.ok()) return cluster.status();
+      nodes = cluster->ServerNames();
+      if (!result.cluster) result.cluster = std::move(cluster).value();
+    } else {
       for (const auto& entry : fs::directory_iterator(p, ec)) {
         if (entry.is_directory() && fs::is_directory(entry.path() / "wal")) {
           nodes.push_back(entry.path().filename().string());
@@ -111,7 +100,7 @@ wal::Result<std::vector<WalInput>> ResolveWalInputs(const std::vector<std::strin
     }
     for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}});
   }
-  return inputs;
+  return result;
 }
 
 }  // namespace tools

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "libcut/cluster_file.h"
 #include "libwal/segment_file.h"
 #include "libwal/status.h"
 
@@ -17,7 +20,17 @@ struct WalInput {
   std::vector<wal::SegmentFile> files; // set for a single segment file
 };
 
-wal::Result<std::vector<WalInput>> ResolveWalInputs(const std::vector<std::string>& paths);
+struct WalInputs {
+  std::vector<WalInput> nodes;
+  // The cluster file of the (first) cluster directory given, read and validated. Its
+  // servers are all inputs, each with its wal/ directory even when that is missing:
+  // a reader then reports the node as unreadable rather than leaving it out.
+  std::optional<cut::ClusterInfo> cluster;
+};
+
+// kNotFound / kInvalidArgument for a path that is none of these; the status of the
+// cluster file when it is there but not valid.
+wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths);
 
 // Orders node names so that node-2 comes before node-10.
 bool NaturalLess(const std::string& a, const std::string& b);

@@ -62,9 +62,11 @@ std::string Slurp(const std::string& path, bool* ok) {
 
 int RunRestore(const RestoreOptions& o, Output& output) {
   std::vector<cut::NodeIndex> indexes;
+  std::optional<cut::ClusterInfo> cluster;
   int code = kExitOk;
-  if (!LoadIndexesFromWal({o.dir}, output, &indexes, &code)) return code;
-  cut::ClusterReport report = cut::CheckCluster(indexes);
+  if (!LoadIndexesFromWal({o.dir}, output, &indexes, &cluster, &code)) return code;
+  cut::ClusterReport report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
+  PrintNodeProblems(report, output);
   size_t chosen = 0;
   if (!ChooseCut(o, report, output, &chosen, &code)) return code;
   const auto& rows = report.cuts[chosen].nodes;

@@ -46,21 +46,16 @@ int RunTxs(const TxsOptions& o, Output& output) {
     }
   }
   std::vector<cut::NodeIndex> indexes;
+  std::optional<cut::ClusterInfo> cluster;
   int code = kExitOk;
-  if (!LoadIndexesFromWal({o.dir}, output, &indexes, &code)) return code;
-  cut::ClusterReport report = cut::CheckCluster(indexes);
+  if (!LoadIndexesFromWal({o.dir}, output, &indexes, &cluster, &code)) return code;
+  cut::ClusterReport report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
+  PrintNodeProblems(report, output);
   // Node names by order: servers from their WAL headers, clients from cluster.json.
   std::map<uint16_t, std::string> names;
   for (const auto& n : indexes) names[n.order] = n.node;
-  if (std::ifstream in(o.dir + "/cluster.json"); in) {
-    auto doc = nlohmann::json::parse(in, nullptr, false);
-    if (!doc.is_discarded()) {
-      for (const auto& n : doc.value("nodes", nlohmann::json::array())) {
-        if (n.contains("order") && n["order"].is_number_unsigned() && n.contains("name") && n["name"].is_string()) {
-          names[n["order"].get<uint16_t>()] = n["name"].get<std::string>();
-        }
-      }
-    }
+  if (cluster) {
+    for (const auto& n : cluster->nodes) names[n.order] = n.name;
   }
   auto name_of = [&](uint16_t order) {
     auto it = names.find(order);
@@ -68,8 +63,8 @@ int RunTxs(const TxsOptions& o, Output& output) {
   };
   auto inputs = ResolveWalInputs({o.dir});
   std::map<wal::TxId, TxRow> rows;
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    auto reader = wal::WalReader::OpenDirectory((*inputs)[i].wal_dir, {}, nullptr);
+  for (size_t i = 0; i < inputs->nodes.size(); ++i) {
+    auto reader = wal::WalReader::OpenDirectory(inputs->nodes[i].wal_dir, {}, nullptr);
     if (!reader.ok()) continue;
     const wal::Record* r = nullptr;
     while ((*reader)->Next(&r)) {
@@ -202,9 +197,7 @@ int RunTxs(const TxsOptions& o, Output& output) {
   if (o.json) fmt::format_to(it, "]}}\n");
   else if (!o.quiet) fmt::format_to(it, "{} transaction(s)\n", shown);
   output.out->Write(std::string_view(b.data(), b.size()));
-  bool damaged = false;
-  for (const auto& n : indexes) damaged |= !n.read_errors.empty();
-  if (damaged) return kExitProblems;
+  if (!report.problems.empty()) return kExitProblems;
   if (only && rows.empty()) {
     output.Error("no record of transaction {} in \"{}\"", only->ToString(), o.dir);
     return kExitProblems;

@@ -142,7 +142,8 @@ TEST_P(FaultSweep, CompleteCutsConsistentMoneyConservedNoGapsRestoreVerifies) {
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(summary->crashes),
               static_cast<unsigned long long>(summary->joins), static_cast<unsigned long long>(summary->txs_recovered),
               static_cast<unsigned long long>(summary->gaps_closed), complete, truth.size());
-  std::vector<std::string> args = {"check", "--json", "--summaries"};
+  // Summaries of every server, with the cluster file for the cuts' baselines.
+  std::vector<std::string> args = {"check", "--json", "--cluster", c + "/cluster.json", "--summaries"};
   for (const auto& n : Servers(c, false)) {
     std::string f = fmt::format("{}/{}.summary", dir.path(), n);
     ASSERT_EQ(RunCli({"cuts", c + "/" + n, "--summary", f}).code, 0);

@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "libcut/cluster_check.h"
+#include "libcut/cluster_file.h"
 #include "libcut/cut_index.h"
 #include "recovery/partition_file.h"
 #include "tests/support/temp_dir.h"
@@ -139,7 +140,9 @@ void Simulate(sim::SimConfig c, SimRun* run) {
     ASSERT_TRUE(idx.ok());
     indexes.push_back(std::move(*idx));
   }
-  run->report = cut::CheckCluster(indexes);
+  auto cluster = cut::ReadClusterFile(c.out_dir);
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  run->report = cut::CheckCluster(indexes, &*cluster);
 }
 
 // Accounts for the placement wanted, from the cluster's own assignment: two keys on two

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,9 +15,10 @@
 
 namespace testing_support {
 
-// `edit` gets each decoded record (not headers or switches) and returns how many times
-// to write it: 0 drops it, 2 duplicates it. It may change the record.
-inline bool RewriteWal(const std::string& wal_dir, const std::function<int(wal::AnyRecord&)>& edit) {
+// `edit` gets each decoded record (not headers or switches) and returns the records to
+// write in its place: none drops it, two duplicate it or add another after it.
+inline bool RewriteWalRecords(const std::string& wal_dir,
+                              const std::function<std::vector<wal::AnyRecord>(const wal::AnyRecord&)>& edit) {
   namespace fs = std::filesystem;
   std::string tmp = wal_dir + ".rewrite";
   fs::remove_all(tmp);
@@ -37,9 +39,7 @@ inline bool RewriteWal(const std::string& wal_dir, const std::function<int(wal::
       continue;
     }
     if (r->type == static_cast<uint8_t>(wal::RecordType::kSwitchSegment)) continue;
-    wal::AnyRecord a = r->decoded;
-    int times = edit(a);
-    for (int k = 0; k < times; ++k) {
+    for (const wal::AnyRecord& a : edit(r->decoded)) {
       wal::Status s;
       switch (static_cast<wal::RecordType>(a.type)) {
         case wal::RecordType::kTx: s = writer->Append(a.tx).status(); break;
@@ -58,6 +58,15 @@ inline bool RewriteWal(const std::string& wal_dir, const std::function<int(wal::
   fs::remove_all(wal_dir);
   fs::rename(tmp, wal_dir);
   return true;
+}
+
+// `edit` gets each decoded record (not headers or switches) and returns how many times
+// to write it: 0 drops it, 2 duplicates it. It may change the record.
+inline bool RewriteWal(const std::string& wal_dir, const std::function<int(wal::AnyRecord&)>& edit) {
+  return RewriteWalRecords(wal_dir, [&](const wal::AnyRecord& r) {
+    wal::AnyRecord a = r;
+    return std::vector<wal::AnyRecord>(static_cast<size_t>(std::max(0, edit(a))), a);
+  });
 }
 
 }  // namespace testing_support

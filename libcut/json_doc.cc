@@ -1,0 +1,139 @@
+#include "libcut/json_doc.h"
+
+#include <fmt/format.h>
+
+#include "libwal/file_io.h"
+
+namespace cut {
+namespace {
+
+// The deepest nesting of arrays and objects in `text`, outside strings; stops counting
+// past `limit`.
+int NestingDepth(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
+wal::Result<nlohmann::json> ParseJson(std::string_view text, const std::string& path) {
+  if (NestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    return wal::Status::Corruption(fmt::format("\"{}\": JSON nested deeper than {} levels", path, kMaxJsonDepth));
+  }
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return wal::Status::Corruption(fmt::format("\"{}\": not valid JSON", path));
+  if (!j.is_object()) return wal::Status::Corruption(fmt::format("\"{}\": not a JSON object", path));
+  return j;
+}
+
+wal::Result<nlohmann::json> ReadJsonFile(const std::string& path, uint64_t max_bytes) {
+  auto text = wal::ReadFileToString(path, max_bytes);
+  if (!text.ok()) return text.status();
+  return ParseJson(*text, path);
+}
+
+JsonObject::JsonObject(const nlohmann::json& j, std::string where) : j_(j), where_(std::move(where)) {
+  if (!j_.is_object()) throw JsonFieldError(fmt::format("{}: not an object", where_.empty() ? "document" : where_));
+}
+
+std::string JsonObject::Where(const char* key) const { return where_.empty() ? key : where_ + "." + key; }
+
+bool JsonObject::Has(const char* key) const { return j_.contains(key); }
+
+const nlohmann::json& JsonObject::At(const char* key) const {
+  auto it = j_.find(key);
+  if (it == j_.end()) throw JsonFieldError(fmt::format("{}: missing", Where(key)));
+  return *it;
+}
+
+uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t max) {
+  if (!j.is_number_unsigned()) {
+    throw JsonFieldError(fmt::format("{}: expected a non-negative integer, found {}", where, j.type_name()));
+  }
+  const uint64_t v = j.get<uint64_t>();
+  if (v > max) throw JsonFieldError(fmt::format("{}: {} is larger than {}", where, v, max));
+  return v;
+}
+
+std::string JsonString(const nlohmann::json& j, const std::string& where, size_t max_size) {
+  if (!j.is_string()) throw JsonFieldError(fmt::format("{}: expected a string, found {}", where, j.type_name()));
+  const auto& s = j.get_ref<const std::string&>();
+  if (s.size() > max_size) throw JsonFieldError(fmt::format("{}: a string of {} bytes, more than {}", where, s.size(), max_size));
+  return s;
+}
+
+uint64_t JsonObject::Uint(const char* key, uint64_t max) const { return JsonUint(At(key), Where(key), max); }
+
+int64_t JsonObject::Int(const char* key) const {
+  const auto& v = At(key);
+  if (!v.is_number_integer()) throw JsonFieldError(fmt::format("{}: expected an integer, found {}", Where(key), v.type_name()));
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    throw JsonFieldError(fmt::format("{}: out of range", Where(key)));
+  }
+  return v.get<int64_t>();
+}
+
+bool JsonObject::Bool(const char* key) const {
+  const auto& v = At(key);
+  if (!v.is_boolean()) throw JsonFieldError(fmt::format("{}: expected true or false, found {}", Where(key), v.type_name()));
+  return v.get<bool>();
+}
+
+std::string JsonObject::String(const char* key, size_t max_size) const { return JsonString(At(key), Where(key), max_size); }
+
+wal::Uuid JsonObject::Uuid(const char* key) const {
+  auto u = wal::Uuid::Parse(String(key, 64));
+  if (!u) throw JsonFieldError(fmt::format("{}: not a UUID", Where(key)));
+  return *u;
+}
+
+wal::Pointer JsonObject::Pointer(const char* key) const {
+  auto p = wal::Pointer::Parse(String(key, 64));
+  if (!p) throw JsonFieldError(fmt::format("{}: not a pointer SEG:OFF", Where(key)));
+  return *p;
+}
+
+wal::TxId JsonObject::TxId(const char* key) const {
+  auto t = wal::TxId::Parse(String(key, 64));
+  if (!t) throw JsonFieldError(fmt::format("{}: not a transaction id T.N.O", Where(key)));
+  return *t;
+}
+
+const nlohmann::json& JsonObject::Array(const char* key, size_t max_size) const {
+  const auto& v = At(key);
+  if (!v.is_array()) throw JsonFieldError(fmt::format("{}: expected an array, found {}", Where(key), v.type_name()));
+  if (v.size() > max_size) throw JsonFieldError(fmt::format("{}: {} elements, more than {}", Where(key), v.size(), max_size));
+  return v;
+}
+
+JsonObject JsonObject::Object(const char* key) const { return JsonObject(At(key), Where(key)); }
+
+bool IsSafeName(std::string_view name) {
+  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
+  for (char c : name) {
+    if (c == '/' || c == '\0') return false;
+  }
+  return true;
+}
+
+}  // namespace cut

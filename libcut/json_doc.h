@@ -1,0 +1,68 @@
+// Reading the JSON side files of a cluster directory (cluster.json, snapshot.json,
+// restore.json, summaries) with limits: a file too large or nested too deep is refused
+// before the parser sees it, and every field is taken through a checked accessor that
+// names the file and the field when it is missing, of the wrong type or out of range.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "libwal/ids.h"
+#include "libwal/status.h"
+
+namespace cut {
+
+inline constexpr uint64_t kMaxSideFileBytes = 64ull << 20;
+inline constexpr int kMaxJsonDepth = 32;
+
+// `path` is only for messages.
+wal::Result<nlohmann::json> ParseJson(std::string_view text, const std::string& path);
+// kNotFound when the file does not exist.
+wal::Result<nlohmann::json> ReadJsonFile(const std::string& path, uint64_t max_bytes = kMaxSideFileBytes);
+
+// Thrown by the accessors below and caught by each file's reader, which turns it into
+// a kCorruption Status; it never leaves a library.
+struct JsonFieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Checked access to one JSON object; `where` names it in messages ("nodes[2]").
+class JsonObject {
+ public:
+  JsonObject(const nlohmann::json& j, std::string where);
+
+  bool Has(const char* key) const;
+  const nlohmann::json& At(const char* key) const;  // present
+  std::string Where(const char* key) const;
+
+  uint64_t Uint(const char* key, uint64_t max = std::numeric_limits<uint64_t>::max()) const;
+  int64_t Int(const char* key) const;
+  bool Bool(const char* key) const;
+  std::string String(const char* key, size_t max_size = 4096) const;
+  wal::Uuid Uuid(const char* key) const;
+  wal::Pointer Pointer(const char* key) const;
+  wal::TxId TxId(const char* key) const;
+  const nlohmann::json& Array(const char* key, size_t max_size = std::numeric_limits<size_t>::max()) const;
+  JsonObject Object(const char* key) const;
+
+  const nlohmann::json& json() const { return j_; }
+
+ private:
+  const nlohmann::json& j_;
+  std::string where_;
+};
+
+// The same checks on a value that is not a member (an array element).
+uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t max);
+std::string JsonString(const nlohmann::json& j, const std::string& where, size_t max_size = 4096);
+
+// A node or snapshot name used as a file name: one path component, 1 to 255 bytes, no
+// '/', no NUL, not "." or "..".
+bool IsSafeName(std::string_view name);
+
+}  // namespace cut

@@ -1,0 +1,58 @@
+// The order of a transaction's records on one node (walcut-format(5), TRANSACTIONS),
+// stated once and followed by every reader that gives records a meaning (the cut
+// index, restore, txs):
+//
+//   Each role a node has in a transaction (primary or backup of some of its keys) logs
+//   a PREPARED TX_RECORD, then the DATA_RECORD_V2 entries of its writes, then one final
+//   TX_RECORD: COMMITTED, UNKNOWN or ROLLED_BACK. Roles may interleave. Entries are
+//   closed by the next final record of their transaction on the node.
+//
+// So an entry written while no role of its transaction is open (after its last final
+// record, or with no PREPARED record) and a final record with no open role are out of
+// order: never applied, never dropped without a word. A node's transactions are whole
+// only from its first ClusterSnapshotRecord on (a full snapshot is taken with nothing in
+// flight); before it a reader starts with Start().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libwal/ids.h"
+
+namespace cut {
+
+class TxOrder {
+ public:
+  // Checking starts here; records before are not looked at.
+  void Start() { on_ = true; }
+  bool started() const { return on_; }
+
+  // Each returns an empty string when the record is in order, or else what is wrong
+  // (a phrase naming the transaction). Entries of a null id (the initial load) are not
+  // transactional and always in order.
+  std::string OnPrepared(const wal::TxId& x);
+  std::string OnFinal(const wal::TxId& x, const char* state);
+  std::string OnWrite(const wal::TxId& x);
+
+  // Transactions with a role still open (prepared, not finished).
+  size_t open() const { return size_; }
+
+ private:
+  struct Slot {
+    wal::TxId id;
+    uint32_t roles = 0;  // 0: free
+  };
+  Slot* Find(const wal::TxId& x);
+  void Erase(Slot* s);
+  void Grow();
+
+  bool on_ = false;
+  std::vector<Slot> slots_;  // linear probing, deletion by backward shift
+  size_t size_ = 0;
+  // The entries of one DATA record come together: each transaction's are checked once.
+  wal::TxId last_write_;
+  bool has_last_write_ = false;
+};
+
+}  // namespace cut

@@ -1,0 +1,30 @@
+// Whole files in and out: reading a side file with a size limit, writing one so that a
+// crash leaves it either absent, its old self or complete, and syncing a directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "libwal/status.h"
+
+namespace wal {
+
+// The bytes of the regular file `path`, refused when larger than `max_bytes`.
+// kNotFound when it does not exist, kIoError when it cannot be read (the message names
+// the path and the system's reason), kInvalidArgument when it is too large or not a
+// regular file.
+Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes);
+
+// Writes `bytes` to `path` through `path`.tmp and rename, so `path` is either absent,
+// its old self, or complete; with `sync` (the default) the file and the directory are
+// fsynced too, so that this holds across a crash.
+Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync = true);
+
+// fsync of a directory, so that names created, renamed or removed in it survive a crash.
+Status SyncDirectory(const std::string& dir);
+
+// The directory part of `path` ("." when it has none).
+std::string ParentOf(const std::string& path);
+
+}  // namespace wal
