@@ -13,7 +13,7 @@ What is checked (the contract is described in tests/ignite/README.md):
     with its request id in the ignite-records.jsonl of every baseline server node;
   - every failed increment is incomplete on at least one node: that node lacks the Finish record with
     its request id or the increment's metadata file (.smf). Ignite 2.17 can write the Finish record on
-    every node and still fail the increment in a later stage (the failed-increment-rebalance scenario
+    every node and still fail the increment in a later stage (the failed-increment scenario
     shows it), so the absence of a Finish record alone is not required;
   - successful increments have distinct indexes 1..n in order;
   - every record line parses, has the common fields, and names a file that exists in the node's work
@@ -97,8 +97,9 @@ def check(outdir):
                     fails.append(f"{where}: missing or mistyped common field(s) {', '.join(bad)}")
                     continue
                 files.add(r["file"])
-                if (r["segment"], r["offset"]) not in seen:
-                    seen.add((r["segment"], r["offset"]))
+                at = (r["segment"], r.get("stored_offset", r["offset"]))
+                if at not in seen:
+                    seen.add(at)
                     counts[r["type"]] = counts.get(r["type"], 0) + 1
                 if r["type"] == "INCREMENTAL_SNAPSHOT_FINISH_RECORD":
                     if not isinstance(r.get("id"), str):
@@ -212,10 +213,10 @@ def self_test(outdir):
             with open(rp, "w", encoding="utf-8") as fh:
                 fh.writelines(keep)
             f = check(rec)
-            if not any("INCREMENTAL_SNAPSHOT_FINISH_RECORD" in x for x in f):
+            if not any("no INCREMENTAL_SNAPSHOT_FINISH_RECORD" in x for x in f):
                 problems.append("a removed Finish record was not noticed")
             else:
-                print(f"removed Finish record -> {next(x for x in f if 'FINISH' in x)}")
+                print(f"removed Finish record -> {next(x for x in f if 'no INCREMENTAL' in x)}")
     return problems
 
 

@@ -141,7 +141,7 @@ public final class Harness {
     }
 
     private static void usage() {
-        System.err.println("usage: harness --scenario clean|failed-increment|compacted --seed N -o OUTDIR [--force] [--keep-run]");
+        System.err.println("usage: harness --scenario clean|failed-increment|node-stop|compacted --seed N -o OUTDIR [--force] [--keep-run]");
         System.exit(2);
     }
 
@@ -225,7 +225,7 @@ public final class Harness {
 
         t = System.currentTimeMillis();
         List<Thread> workers = wl.start(nodes);
-        for (int k = 1; k <= sc.attempts(); k++) {
+        for (int k = 1; k <= sc.increments; k++) {
             if (!wl.half[k].await(10, TimeUnit.MINUTES))
                 throw new IllegalStateException("workers did not reach the middle of phase " + k);
             increments.add(increment(k));
@@ -336,10 +336,10 @@ public final class Harness {
     private Map<String, Object> increment(int attempt) throws Exception {
         Map<String, Object> inc = Json.obj("attempt", attempt, "index", null, "ok", false, "error", null,
             "request_id", null);
-        boolean fault = attempt == sc.faultAttempt;
+        boolean fault = sc.faults.containsKey(attempt);
         long t = System.currentTimeMillis();
         progress("increment attempt " + attempt + (fault ? " (a server is stopped while it runs"
-            + (sc.pauseDuringFault ? "; workers paused until it is back)" : ")") : "")
+            + (sc.paused(attempt) ? "; workers paused until it is back)" : ", under load)") : "")
             + ", transactions so far " + wl.txCount.get());
 
         IgniteFuture<Void> fut = crd().snapshot().createIncrementalSnapshot(sc.snapshotName);
@@ -431,7 +431,7 @@ public final class Harness {
             "stopped_ms_after_request", killedAt - start,
             "exit_value", child.exitValue(),
             "stopped_at_ms", killedAt,
-            "workers_paused", sc.pauseDuringFault);
+            "workers_paused", sc.paused(attempt));
         faults.add(f);
         progress("killed the JVM of " + sc.victim() + " (" + (saw ? "right after it took up the request" :
             "without it reporting the request") + ")");
@@ -465,7 +465,7 @@ public final class Harness {
             "stopped_ms_after_request", stoppedAt - start,
             "stop_took_ms", System.currentTimeMillis() - stoppedAt,
             "stopped_at_ms", stoppedAt,
-            "workers_paused", sc.pauseDuringFault);
+            "workers_paused", sc.paused(attempt));
         faults.add(f);
         progress("stopped " + victim + " (" + (saw ? "after it took up the request" : "without seeing the request")
             + ")");
@@ -531,8 +531,8 @@ public final class Harness {
             "tx_per_phase_per_worker", sc.txPerPhase,
             "think_ms", sc.thinkMs,
             "in_tx_pause_ms", sc.inTxPauseMs,
-            "increments_requested", sc.attempts(),
-            "fault_kind", sc.faultAttempt > 0 ? sc.faultKind : null,
+            "increments_requested", sc.increments,
+            "fault_kind", sc.faults.isEmpty() ? null : sc.faultKind,
             "faults", faults,
             "wal_segment_size", sc.walSegmentSize,
             "wal_segments", sc.walSegments,

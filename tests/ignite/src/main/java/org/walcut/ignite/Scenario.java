@@ -31,7 +31,7 @@ final class Scenario {
     /** Each account starts with 1000 + a seeded amount below this. */
     int initialSpread = 1000;
 
-    /** Increments requested after the full snapshot, one per phase. */
+    /** Increments requested after the full snapshot, one per phase (attempts 1..increments). */
     int increments = 3;
 
     /** Transactions per worker per phase; the increment of a phase is requested halfway. */
@@ -52,22 +52,18 @@ final class Scenario {
     List<String> workers = new ArrayList<>();
 
     /**
-     * How the last server is taken down during the faulted attempt: "stop" = Ignition.stop(name, true)
+     * How the last server is taken down during a faulted attempt: "stop" = Ignition.stop(name, true)
      * in the harness JVM; "kill" = the node runs in a JVM of its own, killed with SIGKILL.
      */
     String faultKind = "stop";
 
-    /** Attempt (1-based) during which a server is stopped; 0 = no fault. */
-    int faultAttempt = 0;
-
     /**
-     * Whether the workers stop in the middle of the faulted phase (before the increment is requested)
-     * and go on only after the stopped node is back.
+     * Faulted attempts (1-based): during each, the last server is taken down and, once Ignite has
+     * decided the attempt, started again. The value says whether the workers pause from the middle of
+     * that phase (before the increment is requested) until the node is back, so that the node misses
+     * no update and needs no rebalance.
      */
-    boolean pauseDuringFault = false;
-
-    /** Extra increments requested after the faulted one (the node restarted by then). */
-    int incrementsAfterFault = 0;
+    Map<Integer, Boolean> faults = new TreeMap<>();
 
     long checkpointFrequencyMs = 15_000;
 
@@ -94,22 +90,8 @@ final class Scenario {
         return serverId(servers - 1);
     }
 
-    int attempts() {
-        return increments + incrementsAfterFault;
-    }
-
-    /** Four servers, the last one stopped while increment attempt 2 runs, two attempts after it. */
-    private static void faulted(Scenario s) {
-        s.servers = 4;
-        s.bankAccounts = 32;
-        s.bankShared = 16;
-        s.increments = 2;
-        s.faultAttempt = 2;
-        s.incrementsAfterFault = 2;
-        s.txPerPhase = 10;
-        s.workers.add(clientId(0));
-        s.workers.add(serverId(0));
-        s.workers.add(serverId(1));
+    boolean paused(int attempt) {
+        return faults.getOrDefault(attempt, false);
     }
 
     static Scenario byName(String name) {
@@ -117,7 +99,6 @@ final class Scenario {
         s.name = name;
         switch (name) {
             case "clean":
-                s.servers = 3;
                 s.workers.add(clientId(0));
                 s.workers.add(serverId(0));
                 s.workers.add(serverId(1));
@@ -125,22 +106,39 @@ final class Scenario {
                 break;
 
             case "failed-increment":
-                faulted(s);
+                // Four servers; server-3 runs in a JVM of its own and is killed twice:
+                //  - during attempt 2 with the workers paused, so that it misses no update and is back
+                //    without a rebalance; Ignite accepts the increments requested afterwards;
+                //  - during attempt 4 under load: it is rebalanced when it is back, and Ignite 2.17
+                //    then refuses every later increment of the snapshot ("WAL was disabled since
+                //    previous snapshot"), which attempt 5 records.
+                s.servers = 4;
+                s.bankAccounts = 32;
+                s.bankShared = 16;
+                s.increments = 5;
+                s.txPerPhase = 10;
                 s.faultKind = "kill";
-                // Any rebalance towards the restarted node (full or historical) makes Ignite 2.17 refuse
-                // every later increment of the snapshot ("WAL was disabled since previous snapshot"). The
-                // workers therefore pause from the middle of the faulted phase until the node is back.
-                s.pauseDuringFault = true;
+                s.faults.put(2, true);
+                s.faults.put(4, false);
+                s.workers.add(clientId(0));
+                s.workers.add(serverId(0));
+                s.workers.add(serverId(1));
                 break;
 
-            case "failed-increment-rebalance":
-                // The same fault under load: the restarted node is rebalanced and Ignite refuses the
-                // increments requested afterwards.
-                faulted(s);
+            case "node-stop":
+                // Three servers; server-2 is stopped in the harness JVM (Ignition.stop with cancel)
+                // during attempt 2 under load; attempt 3 follows its return.
+                s.increments = 3;
+                s.txPerPhase = 10;
+                s.faults.put(2, false);
+                s.workers.add(clientId(0));
+                s.workers.add(serverId(0));
+                s.workers.add(serverId(1));
                 break;
 
             case "compacted":
-                s.servers = 3;
+                // Checkpoints every second: Ignite deletes each raw archive segment once it is
+                // compacted and older than the last checkpoint, so most of the archive is .wal.zip only.
                 s.checkpointFrequencyMs = 1_000;
                 s.txPerPhase = 16;
                 s.workers.add(clientId(0));
@@ -150,7 +148,7 @@ final class Scenario {
 
             default:
                 throw new IllegalArgumentException("unknown scenario: " + name
-                    + " (known: clean, failed-increment, failed-increment-rebalance, compacted)");
+                    + " (known: clean, failed-increment, node-stop, compacted)");
         }
         return s;
     }

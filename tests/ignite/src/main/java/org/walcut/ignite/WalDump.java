@@ -44,7 +44,8 @@ import org.apache.ignite.lang.IgniteBiTuple;
 final class WalDump {
     /**
      * Records per type, each record counted once: a segment can be read from more than one file (a work
-     * file, its raw archive copy and its .wal.zip), and a record is known by its (segment, offset).
+     * file, its raw archive copy and its .wal.zip), and a record is known by its segment and the offset
+     * in its own header (for a record read from a .wal.zip, that is its offset in the raw segment).
      */
     final Map<String, Integer> perType = new TreeMap<>();
 
@@ -105,7 +106,8 @@ final class WalDump {
                         w.write('\n');
                         String type = t.get2().type().name();
                         perTypeAllFiles.merge(type, 1, Integer::sum);
-                        if (seen.add(t.get1().index() + ":" + t.get1().fileOffset()))
+                        WALPointer at = t.get2().position() != null ? t.get2().position() : t.get1();
+                        if (seen.add(t.get1().index() + ":" + at.fileOffset()))
                             perType.merge(type, 1, Integer::sum);
                         n++;
                     }

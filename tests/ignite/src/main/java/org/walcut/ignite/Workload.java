@@ -203,13 +203,13 @@ final class Workload {
 
     /** Starts the workers; phases 1..attempts+1, each with txPerPhase transactions per worker. */
     List<Thread> start(Map<String, Ignite> nodes) {
-        int phases = sc.attempts() + 1;
+        int phases = sc.increments + 1;
         half = new CountDownLatch[phases + 1];
         resume = new CountDownLatch[phases + 1];
         gate = new CountDownLatch[phases + 1];
         for (int p = 0; p <= phases; p++) {
             half[p] = new CountDownLatch(sc.workers.size());
-            resume[p] = new CountDownLatch(sc.pauseDuringFault && p == sc.faultAttempt ? 1 : 0);
+            resume[p] = new CountDownLatch(sc.paused(p) ? 1 : 0);
             gate[p] = new CountDownLatch(1);
         }
         gate[phases].countDown();
