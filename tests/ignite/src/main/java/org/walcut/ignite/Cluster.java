@@ -104,7 +104,6 @@ final class Cluster {
         comm.setLocalAddress("127.0.0.1");
         comm.setLocalPort(commPort);
         comm.setLocalPortRange(PORT_RANGE);
-        comm.setSharedMemoryPort(-1);
 
         IgniteConfiguration cfg = new IgniteConfiguration();
         cfg.setIgniteInstanceName(consId);

@@ -282,7 +282,14 @@ public final class Harness {
             readerFiles.put(id, d.files);
         }
         mark("read_wal", t);
-        progress("WAL read by Ignite's standalone iterator: " + recordsPerType);
+        StringBuilder summary = new StringBuilder();
+        for (Map.Entry<String, Object> e : recordsPerType.entrySet()) {
+            int n = 0;
+            for (Object v : ((Map<?, ?>)e.getValue()).values())
+                n += (Integer)v;
+            summary.append(summary.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(n);
+        }
+        progress("WAL read by Ignite's standalone iterator, records per node: " + summary);
 
         t = System.currentTimeMillis();
         restores(snapshot);
