@@ -88,6 +88,9 @@ class IndexBuilder {
 
   void OnRecord(const wal::Record& r) {
     if (index_->records++ == 0) index_->begin = r.ptr;
+    // Segments missing between two read (reported before reading began): a gap, as below.
+    if (r.ptr.segment > last_segment_ + 1 && index_->records > 1) order_ = TxOrder();
+    last_segment_ = r.ptr.segment;
     const auto& a = r.decoded;
     switch (static_cast<wal::RecordType>(r.type)) {
       case wal::RecordType::kHeader:
@@ -104,8 +107,8 @@ class IndexBuilder {
         wal::DataEntryCursor entries(r.data);
         wal::DataEntry e;
         while (entries.Next(&e)) {
-          if (e.xid.IsNull()) continue;  // a preload, not a transaction
           if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
+          if (e.xid.IsNull()) continue;  // an initial load, not a transaction
           // A transaction's writes usually come just before its commit: they gather in one
           // reused slot, and only interleaved transactions go to the map.
           if (!last_writes_.empty() && last_xid_ != e.xid) {
@@ -180,6 +183,9 @@ class IndexBuilder {
   void OnIssue(const wal::Issue& issue) {
     if (!issue.IsError()) return;
     AddError(wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, issue.ToString());
+    // Past a gap in what was read, transactions are no longer seen whole: their order
+    // is checked again from the next full snapshot.
+    order_ = TxOrder();
   }
 
   void Finish(wal::Pointer end) {
@@ -386,9 +392,8 @@ class IndexBuilder {
     const size_t wfinish = std::max(wstart, LowerBound(wstart, c.finish));
     auto side_of = [&](size_t bi) {
       const wal::TxId& x = buffer_[bi].xid;
-      if (bi < wstart) return after.Contains(x) ? Side::kAfter : Side::kBefore;
-      if (bi < wfinish) return before.Contains(x) ? Side::kBefore : Side::kAfter;
-      return Side::kAfter;
+      const Region where = bi < wstart ? Region::kBeforeStart : bi < wfinish ? Region::kBetween : Region::kAfterFinish;
+      return SideOfCommit(where, [&] { return before.Contains(x); }, [&] { return after.Contains(x); });
     };
     IdIndex& seen = seen_;      // xid -> index in c.txs
     auto id_at = [&](uint32_t i) -> const wal::TxId& { return c.txs[i].xid; };
@@ -500,6 +505,7 @@ class IndexBuilder {
   std::deque<CutOnNode>* ready_;
   const wal::WalReader* reader_ = nullptr;
   TxOrder order_;
+  uint64_t last_segment_ = 0;
   std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
   IdIndex seen_;
   KeyTable keys_;
@@ -525,9 +531,8 @@ class IndexBuilder {
 
 Side SideOf(const CutOnNode& c, const wal::TxId& xid, const wal::Pointer& commit) {
   auto listed = [&](const std::vector<wal::TxId>& v) { return std::find(v.begin(), v.end(), xid) != v.end(); };
-  if (commit < c.start) return listed(c.after) ? Side::kAfter : Side::kBefore;
-  if (commit < c.finish) return listed(c.before) ? Side::kBefore : Side::kAfter;
-  return Side::kAfter;
+  return SideOfCommit(RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
+                      [&] { return listed(c.after); });
 }
 
 struct NodeIndexStream::Impl {

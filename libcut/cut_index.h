@@ -11,13 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "libcut/side.h"
 #include "libwal/ids.h"
 #include "libwal/status.h"
 #include "libwal/wal_reader.h"
 
 namespace cut {
-
-enum class Side : uint8_t { kBefore, kAfter };
 
 // One committed transaction seen in a cut's window on this node.
 struct TxSide {
@@ -86,9 +85,8 @@ struct NodeIndex {
   uint64_t records = 0;
 };
 
-// The side of a transaction committed at `commit` on this node, by the seed rules
-// (Before = committed before Start and not in `after`, or between Start and Finish and in
-// `before`). Only meaningful for a cut with both records.
+// The side (side.h) of a transaction whose first commit on this node is at `commit`.
+// Only meaningful for a cut with both records.
 Side SideOf(const CutOnNode& cut, const wal::TxId& xid, const wal::Pointer& commit);
 
 // Reads the node WAL of `wal_dir` once. Only failure to open is an error; every problem

@@ -1,6 +1,7 @@
 #include "libcut/json_doc.h"
 
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include "libwal/file_io.h"
 
@@ -50,6 +51,36 @@ wal::Result<nlohmann::json> ReadJsonFile(const std::string& path, uint64_t max_b
   auto text = wal::ReadFileToString(path, max_bytes);
   if (!text.ok()) return text.status();
   return ParseJson(*text, path);
+}
+
+namespace {
+
+std::string SealOf(const nlohmann::json& doc) {
+  const std::string canonical = doc.dump();
+  return fmt::format("0x{:016x}", XXH3_64bits(canonical.data(), canonical.size()));
+}
+
+}  // namespace
+
+std::string SealJson(nlohmann::ordered_json doc) {
+  doc.erase("checksum");
+  doc["checksum"] = SealOf(nlohmann::json(doc));
+  return doc.dump(2) + "\n";
+}
+
+wal::Status CheckJsonSeal(nlohmann::json* doc, const std::string& path) {
+  auto it = doc->find("checksum");
+  if (it == doc->end() || !it->is_string()) {
+    return wal::Status::Corruption(fmt::format("\"{}\": no checksum (written by an earlier walcut, or edited)", path));
+  }
+  const std::string stored = it->get<std::string>();
+  doc->erase(it);
+  const std::string actual = SealOf(*doc);
+  if (stored != actual) {
+    return wal::Status::Corruption(
+        fmt::format("\"{}\": checksum mismatch: the file records {}, its content has {}", path, stored, actual));
+  }
+  return wal::Status::Ok();
 }
 
 JsonObject::JsonObject(const nlohmann::json& j, std::string where) : j_(j), where_(std::move(where)) {

@@ -25,6 +25,14 @@ wal::Result<nlohmann::json> ParseJson(std::string_view text, const std::string& 
 // kNotFound when the file does not exist.
 wal::Result<nlohmann::json> ReadJsonFile(const std::string& path, uint64_t max_bytes = kMaxSideFileBytes);
 
+// A side file that carries a checksum of its own: "checksum", the last key, is
+// "0x" and the 16 hex digits of the XXH3-64 of the document without it, dumped compact
+// with its keys sorted (nlohmann::json's dump()). SealJson returns the file's text
+// (2-space indented, the keys in the order given, a newline at the end); CheckJsonSeal
+// verifies and removes the key, kCorruption naming `path` when it is absent or wrong.
+std::string SealJson(nlohmann::ordered_json doc);
+wal::Status CheckJsonSeal(nlohmann::json* doc, const std::string& path);
+
 // Thrown by the accessors below and caught by each file's reader, which turns it into
 // a kCorruption Status; it never leaves a library.
 struct JsonFieldError : std::runtime_error {

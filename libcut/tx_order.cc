@@ -43,6 +43,8 @@ void TxOrder::Grow() {
   }
 }
 
+bool TxOrder::IsOpen(const wal::TxId& x) const { return Find(x) != nullptr; }
+
 std::string TxOrder::OnPrepared(const wal::TxId& x) {
   if (!on_ || x.IsNull()) return {};
   has_last_write_ = false;
@@ -72,10 +74,13 @@ std::string TxOrder::OnFinal(const wal::TxId& x, const char* state) {
 }
 
 std::string TxOrder::OnWrite(const wal::TxId& x) {
-  if (!on_ || x.IsNull()) return {};
+  if (!on_) return {};
   if (has_last_write_ && last_write_ == x) return {};  // reported once, if at all
   has_last_write_ = true;
   last_write_ = x;
+  if (x.IsNull()) {
+    return "DATA_RECORD_V2 entries of no transaction (0.0.0, an initial load) after the node's first full snapshot";
+  }
   if (Find(x) != nullptr) return {};
   return fmt::format("DATA_RECORD_V2 entries of transaction {} while no role of it is open on this node (after its "
                      "final TX_RECORD, or with no PREPARED record)",

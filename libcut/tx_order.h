@@ -10,8 +10,9 @@
 // So an entry written while no role of its transaction is open (after its last final
 // record, or with no PREPARED record) and a final record with no open role are out of
 // order: never applied, never dropped without a word. A node's transactions are whole
-// only from its first ClusterSnapshotRecord on (a full snapshot is taken with nothing in
-// flight); before it a reader starts with Start().
+// only from a ClusterSnapshotRecord on (a full snapshot is taken with nothing in flight),
+// and only while its WAL is read without a gap: a reader calls Start() at each such
+// record and starts over with a fresh TxOrder at a read error.
 #pragma once
 
 #include <cstdint>
@@ -29,13 +30,15 @@ class TxOrder {
   bool started() const { return on_; }
 
   // Each returns an empty string when the record is in order, or else what is wrong
-  // (a phrase naming the transaction). Entries of a null id (the initial load) are not
-  // transactional and always in order.
+  // (a phrase naming the transaction). Entries of the null id 0.0.0 are an initial load,
+  // written by no transaction: they belong before the first full snapshot.
   std::string OnPrepared(const wal::TxId& x);
   std::string OnFinal(const wal::TxId& x, const char* state);
   std::string OnWrite(const wal::TxId& x);
 
-  // Transactions with a role still open (prepared, not finished).
+  // Whether transaction `x` has a role still open (prepared, not finished) here.
+  bool IsOpen(const wal::TxId& x) const;
+  // Transactions with a role still open.
   size_t open() const { return size_; }
 
  private:
@@ -44,6 +47,7 @@ class TxOrder {
     uint32_t roles = 0;  // 0: free
   };
   Slot* Find(const wal::TxId& x);
+  const Slot* Find(const wal::TxId& x) const { return const_cast<TxOrder*>(this)->Find(x); }
   void Erase(Slot* s);
   void Grow();
 

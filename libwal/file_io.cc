@@ -84,6 +84,15 @@ Status SyncDirectory(const std::string& dir) {
   return Status::Ok();
 }
 
+Status WriteNewFileSynced(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("create", path);
+  Status s = WriteAll(fd, path, bytes);
+  if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync", path);
+  if (::close(fd) != 0 && s.ok()) s = Errno("close", path);
+  return s;
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync) {
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -21,6 +21,10 @@ Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes
 // fsynced too, so that this holds across a crash.
 Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync = true);
 
+// Creates `path` (it must not exist), writes `bytes` and fsyncs it; no rename. For files
+// in a directory that is published as a whole later (see SyncDirectory).
+Status WriteNewFileSynced(const std::string& path, std::string_view bytes);
+
 // fsync of a directory, so that names created, renamed or removed in it survive a crash.
 Status SyncDirectory(const std::string& dir);
 

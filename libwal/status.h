@@ -18,6 +18,7 @@ enum class StatusCode {
   kInvalidArgument,  // the caller asked for something malformed
   kNotSupported,     // well-formed but not handled by this version
   kAlreadyExists,    // refusing to overwrite
+  kCancelled,        // stopped on request (SIGINT, SIGTERM)
   kInternal,         // a broken invariant of our own
 };
 
@@ -38,6 +39,7 @@ class [[nodiscard]] Status {
   }
   static Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
+  static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }

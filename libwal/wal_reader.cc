@@ -19,6 +19,7 @@ const char* IssueKindName(IssueKind kind) {
     case IssueKind::kForeignSegment: return "foreign segment";
     case IssueKind::kBadLz4: return "damaged lz4 frame";
     case IssueKind::kIoError: return "i/o error";
+    case IssueKind::kRedundantCopy: return "redundant copy";
   }
   return "unknown";
 }
@@ -33,6 +34,17 @@ std::string Issue::ToString() const {
   if (bytes_skipped != 0) s += fmt::format(", skipped {} bytes", bytes_skipped);
   return s;
 }
+
+namespace {
+
+// Whether two files hold the same segment bytes (once decompressed).
+bool SameBytes(const SegmentFile& a, const SegmentFile& b) {
+  auto x = SegmentBytes::Load(a);
+  auto y = SegmentBytes::Load(b);
+  return x.ok() && y.ok() && x->bytes() == y->bytes();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<WalReader>> WalReader::OpenDirectory(const std::string& wal_dir,
                                                             ReaderOptions options,
@@ -55,12 +67,17 @@ WalReader::WalReader(std::vector<SegmentFile> files, ReaderOptions options, Repo
     const auto& prev = files_[i - 1];
     const auto& cur = files_[i];
     if (cur.index == prev.index) {
+      // A plain segment and its compressed form both present is what a crash between
+      // writing the .wal.lz4 and removing the .wal leaves: equal bytes are one segment.
       Issue issue;
-      issue.kind = IssueKind::kDuplicateSegment;
+      issue.kind = SameBytes(prev, cur) ? IssueKind::kRedundantCopy : IssueKind::kDuplicateSegment;
       issue.file = cur.path;
       issue.segment = cur.index;
-      issue.message = fmt::format("segment {} is also stored as \"{}\"; reading that one",
-                                  cur.index, prev.path);
+      issue.message = issue.kind == IssueKind::kRedundantCopy
+                          ? fmt::format("segment {} is also stored as \"{}\" with the same bytes; reading that one",
+                                        cur.index, prev.path)
+                          : fmt::format("segment {} is also stored as \"{}\", with other bytes; reading that one",
+                                        cur.index, prev.path);
       Report(std::move(issue));
     } else if (cur.index != prev.index + 1) {
       Issue issue;
@@ -341,6 +358,21 @@ bool WalReader::Step() {
       EndSegment();
       return false;
     }
+  }
+  if (record_index_ == 0 && (fs == FrameStatus::kBadChecksum || fs == FrameStatus::kBadLength) &&
+      !(IsLastSegment() && AllZero(data))) {
+    // A header that does not verify gives the segment no identity (whose node, which
+    // index): nothing after it can be attributed, so the whole segment is skipped.
+    Issue issue = MakeIssue(IssueKind::kCorruption, 0,
+                            "the segment header does not verify: the segment's node and index are unknown, so the "
+                            "segment is skipped");
+    issue.has_checksums = fs == FrameStatus::kBadChecksum;
+    issue.expected_checksum = fv.stored_checksum;
+    issue.actual_checksum = fv.actual_checksum;
+    issue.bytes_skipped = data.size();
+    Report(std::move(issue));
+    EndSegment();
+    return false;
   }
   if (fs != FrameStatus::kOk) {
     HandleBadFrame(static_cast<int>(fs), fv.stored_checksum, fv.actual_checksum);

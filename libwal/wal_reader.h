@@ -29,6 +29,7 @@ enum class IssueKind {
   kForeignSegment,    // header's index or node id does not match its place
   kBadLz4,            // a .wal.lz4 file whose LZ4 frame is damaged
   kIoError,           // a file that cannot be read
+  kRedundantCopy,     // not an error: a segment stored twice (.wal and .wal.lz4) with equal bytes
 };
 const char* IssueKindName(IssueKind kind);
 
@@ -44,7 +45,7 @@ struct Issue {
   uint64_t bytes_skipped = 0;      // bytes passed over before reading resumed
   std::string message;
 
-  bool IsError() const { return kind != IssueKind::kTornTail; }
+  bool IsError() const { return kind != IssueKind::kTornTail && kind != IssueKind::kRedundantCopy; }
   // One line: "\"<file>\": <kind> at offset N (record I): message[, expected checksum
   // 0x..., actual 0x...][, skipped N bytes]".
   std::string ToString() const;

@@ -1,5 +1,7 @@
 #include "recovery/partition_file.h"
 
+#include "libwal/file_io.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -113,11 +115,9 @@ wal::Status WritePartitionFile(const std::string& dir, const PartitionFile& f, b
 }
 
 wal::Result<PartitionFile> ReadPartitionFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return wal::Status::IoError(fmt::format("cannot open \"{}\"", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto f = DecodePartitionFile(ss.str());
+  auto bytes = wal::ReadFileToString(path, kMaxPartitionFileBytes);
+  if (!bytes.ok()) return bytes.status();
+  auto f = DecodePartitionFile(*bytes);
   if (!f.ok()) return wal::Status(f.status().code(), fmt::format("\"{}\": {}", path, f.status().message()));
   return f;
 }

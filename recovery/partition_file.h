@@ -14,6 +14,8 @@ namespace recovery {
 
 inline constexpr uint64_t kPartitionFileMagic = 0x5452415054554357ULL;  // "WCUTPART"
 inline constexpr uint32_t kPartitionFileVersion = 1;
+// The largest partition file read.
+inline constexpr uint64_t kMaxPartitionFileBytes = 1ull << 32;
 
 struct PartitionEntry {
   std::string key;

@@ -2,17 +2,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "libwal/wal_reader.h"
+#include "libcut/side.h"
+#include "libcut/tx_order.h"
 #include "recovery/counter_tracker.h"
+#include "recovery/snapshot_file.h"
 
 namespace recovery {
 namespace fs = std::filesystem;
@@ -27,28 +27,79 @@ struct OwnedEntry {
   std::string key, value;
 };
 
+// A key's latest write on a copy. A DELETE stays as a tombstone, with its counter, until
+// the copy is written out: an older write replayed after it must not bring the key back.
+struct Value {
+  std::string bytes;
+  uint64_t counter = 0;
+  bool deleted = false;
+};
+
 struct Copy {
   uint32_t cache = 0;
   uint32_t partition = 0;
   uint64_t base_counter = 0;
   uint64_t highest = 0;
   std::vector<uint64_t> applied;   // counters of the writes replayed
-  std::unordered_map<std::string, std::pair<std::string, uint64_t>> data;  // key -> value, counter
+  std::unordered_map<std::string, Value> data;
 };
 
-wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir) {
-  std::ifstream in(base_dir + "/snapshot.json");
-  if (!in) return wal::Status::NotFound(fmt::format("\"{}/snapshot.json\" is missing", base_dir));
-  auto doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded() || !doc.contains("pointer") || !doc["pointer"].is_string()) {
-    return wal::Status::Corruption(fmt::format("\"{}/snapshot.json\" is not valid snapshot metadata", base_dir));
+// The pointer of the base snapshot's record on `node`, from its snapshot.json, which
+// must be the snapshot's own (its name and node).
+wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std::string& name, const std::string& node) {
+  auto meta = ReadSnapshotFile(base_dir);
+  if (!meta.ok()) return meta.status();
+  if (meta->name != name || meta->node != node) {
+    return wal::Status::Corruption(fmt::format("\"{}/{}\" describes snapshot \"{}\" of {}, not \"{}\" of {}", base_dir,
+                                               kSnapshotFileName, meta->name, meta->node, name, node));
   }
-  auto p = wal::Pointer::Parse(doc["pointer"].get<std::string>());
-  if (!p) return wal::Status::Corruption(fmt::format("\"{}/snapshot.json\": bad pointer", base_dir));
-  return *p;
+  return meta->pointer;
+}
+
+// Applies one committed write to its copy: only if newer than what the copy holds (a
+// backup may log two transactions on one key in either order). A copy this node did
+// not hold in the base is not written.
+void Apply(OwnedEntry& e, std::map<std::pair<uint32_t, uint32_t>, Copy>& copies, NodeResult* out) {
+  auto c = copies.find({e.cache, e.partition});
+  if (c == copies.end()) return;
+  Copy& copy = c->second;
+  ++out->entries;
+  copy.applied.push_back(e.counter);
+  copy.highest = std::max(copy.highest, e.counter);
+  auto d = copy.data.find(e.key);
+  if (d != copy.data.end() && d->second.counter >= e.counter) return;
+  Value v{e.remove ? std::string() : std::move(e.value), e.counter, e.remove};
+  if (d != copy.data.end()) {
+    d->second = std::move(v);
+  } else {
+    copy.data.emplace(std::move(e.key), std::move(v));
+  }
 }
 
 }  // namespace
+
+wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& node, const std::string& wal_dir,
+                                                           const wal::Pointer& from, const wal::Pointer& to) {
+  auto files = wal::ListSegments(wal_dir);
+  if (!files.ok()) return files.status();
+  std::vector<wal::SegmentFile> out;
+  uint64_t next = from.segment;
+  for (auto& f : *files) {
+    if (f.index < from.segment || f.index > to.segment) continue;
+    if (f.index + 1 == next) {  // a second file of the index just taken: the reader compares them
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (f.index != next) break;
+    out.push_back(std::move(f));
+    ++next;
+  }
+  if (next <= to.segment) {
+    return wal::Status::Corruption(fmt::format("{}: segment {} of the WAL range {} to {} is missing from \"{}\"", node,
+                                               next, from.ToString(), to.ToString(), wal_dir));
+  }
+  return out;
+}
 
 wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
                                      const std::vector<cut::NodeIndex>& indexes,
@@ -97,7 +148,7 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
     np.finish = on->finish;
     np.before = on->before;
     np.after = on->after;
-    auto ptr = SnapshotPointer(np.base_dir);
+    auto ptr = SnapshotPointer(np.base_dir, on->base, n.node);
     if (!ptr.ok()) return ptr.status();
     bool in_wal = false;
     for (const auto& s : n.snapshots) in_wal |= s.name == on->base && s.at == *ptr;
@@ -113,6 +164,8 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
                                                    np.from.ToString(), np.finish.ToString(), n.read_errors[e]));
       }
     }
+    auto range = SegmentsOfRange(n.node, np.node_dir + "/wal", np.from, np.finish);
+    if (!range.ok()) return range.status();
     auto files = ListPartitionFiles(np.base_dir);
     if (files.empty()) {
       return wal::Status::NotFound(fmt::format("\"{}\" holds no partition files", np.base_dir));
@@ -137,24 +190,34 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
     c.cache = pf->cache_id;
     c.partition = pf->partition;
     c.base_counter = c.highest = pf->lwm;
-    for (auto& e : pf->entries) c.data.emplace(std::move(e.key), std::make_pair(std::move(e.value), e.counter));
+    for (auto& e : pf->entries) c.data.emplace(std::move(e.key), Value{std::move(e.value), e.counter, false});
   }
   const std::set<wal::TxId> before(plan.before.begin(), plan.before.end());
   const std::set<wal::TxId> after(plan.after.begin(), plan.after.end());
   std::unordered_map<wal::TxId, std::vector<OwnedEntry>, wal::TxIdHash> pending;
+  // The side of each transaction still holding a role open here: its first commit placed
+  // it (side.h), and its later roles follow.
+  std::unordered_map<wal::TxId, cut::Side, wal::TxIdHash> placed;
+  cut::TxOrder order;
+  order.Start();  // the range begins at a full snapshot: nothing is in flight
   std::vector<wal::RollbackRecord> rollbacks;
   std::string first_error;
+  auto files = SegmentsOfRange(plan.node, plan.node_dir + "/wal", plan.from, plan.finish);
+  if (!files.ok()) return files.status();
   wal::ReaderOptions ro;
   ro.from = plan.from;
-  auto reader = wal::WalReader::OpenDirectory(plan.node_dir + "/wal", ro, [&](const wal::Issue& i) {
+  auto reader = wal::WalReader::OpenFiles(std::move(files).value(), ro, [&](const wal::Issue& i) {
     if (i.IsError() && first_error.empty()) first_error = i.ToString();
   });
-  if (!reader.ok()) return reader.status();
   const wal::Record* r = nullptr;
   out.read_from = plan.from;
   uint64_t since_progress = 0;
   bool reached_finish = false;
-  while ((*reader)->Next(&r)) {
+  auto out_of_order = [&](const wal::Record& rec, const std::string& why) {
+    return wal::Status::Corruption(fmt::format("{}: records out of order at {} in the WAL range to replay: {}",
+                                               plan.node, rec.ptr.ToString(), why));
+  };
+  while (reader->Next(&r)) {
     if (!first_error.empty()) break;
     if (!(r->ptr < plan.finish)) {
       reached_finish = true;
@@ -171,44 +234,43 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
     switch (static_cast<wal::RecordType>(r->type)) {
       case wal::RecordType::kData:
         for (const auto& e : a.data.entries) {
-          if (e.xid.IsNull()) continue;
+          if (std::string why = order.OnWrite(e.xid); !why.empty()) return out_of_order(*r, why);
           pending[e.xid].push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete,
                                     std::string(e.key), std::string(e.value)});
         }
         break;
       case wal::RecordType::kTx: {
-        if (a.tx.state == wal::TxState::kRolledBack) {
-          pending.erase(a.tx.xid);
+        const wal::TxId& x = a.tx.xid;
+        if (a.tx.state == wal::TxState::kPrepared) {
+          (void)order.OnPrepared(x);
           break;
         }
-        if (a.tx.state != wal::TxState::kCommitted && a.tx.state != wal::TxState::kUnknown) break;
-        // The seed rules: Before = committed before Start and not in `after`, or
-        // between Start and Finish and in `before`.
-        const bool apply = r->ptr < plan.start ? after.count(a.tx.xid) == 0 : before.count(a.tx.xid) != 0;
-        auto it = pending.find(a.tx.xid);
-        if (!apply) {
+        if (std::string why = order.OnFinal(x, wal::TxStateName(a.tx.state)); !why.empty()) return out_of_order(*r, why);
+        auto it = pending.find(x);
+        if (a.tx.state == wal::TxState::kRolledBack) {
+          if (it != pending.end()) pending.erase(it);
+          if (!order.IsOpen(x)) placed.erase(x);
+          break;
+        }
+        auto known = placed.find(x);
+        const cut::Side side =
+            known != placed.end()
+                ? known->second
+                : cut::SideOfCommit(cut::RegionOf(r->ptr, plan.start, plan.finish), [&] { return before.count(x) != 0; },
+                                    [&] { return after.count(x) != 0; });
+        if (order.IsOpen(x)) {
+          placed.emplace(x, side);
+        } else if (known != placed.end()) {
+          placed.erase(known);
+        }
+        if (side == cut::Side::kAfter) {
           ++out.txs_skipped;
           if (it != pending.end()) pending.erase(it);
           break;
         }
         ++out.txs_applied;
         if (it == pending.end()) break;
-        for (auto& e : it->second) {
-          auto c = copies.find({e.cache, e.partition});
-          if (c == copies.end()) continue;  // a copy this node did not hold in the base
-          Copy& copy = c->second;
-          ++out.entries;
-          copy.applied.push_back(e.counter);
-          copy.highest = std::max(copy.highest, e.counter);
-          // A copy applies a key write only if it is newer than what it holds.
-          auto d = copy.data.find(e.key);
-          if (d != copy.data.end() && d->second.second >= e.counter) continue;
-          if (e.remove) {
-            if (d != copy.data.end()) copy.data.erase(d);
-          } else {
-            copy.data[e.key] = {std::move(e.value), e.counter};
-          }
-        }
+        for (auto& e : it->second) Apply(e, copies, &out);
         pending.erase(it);
         break;
       }
@@ -247,7 +309,9 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
     pf.partition = copy.partition;
     pf.lwm = pf.hwm = t.lwm();
     pf.entries.reserve(copy.data.size());
-    for (auto& [k, v] : copy.data) pf.entries.push_back({k, v.first, v.second});
+    for (auto& [k, v] : copy.data) {
+      if (!v.deleted) pf.entries.push_back({k, std::move(v.bytes), v.counter});
+    }
     std::sort(pf.entries.begin(), pf.entries.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
     out.partitions.push_back(std::move(pf));
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "libcut/cluster_check.h"
+#include "libwal/segment_file.h"
 #include "recovery/partition_file.h"
 
 namespace recovery {
@@ -56,5 +57,11 @@ struct NodeResult {
 using ProgressFn = std::function<void(const std::string& node, uint64_t bytes)>;
 
 wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& progress);
+
+// The segment files of `wal_dir` from `from`'s segment to `to`'s, each index present
+// (a second file of one index is kept for the reader to compare); kCorruption naming the
+// first index missing. Only this range is read: damage outside it does not matter.
+wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& node, const std::string& wal_dir,
+                                                           const wal::Pointer& from, const wal::Pointer& to);
 
 }  // namespace recovery

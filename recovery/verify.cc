@@ -2,186 +2,208 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "libcut/cluster_file.h"
+#include "libwal/file_io.h"
+#include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
+#include "recovery/restore_job.h"
 
 namespace recovery {
 namespace fs = std::filesystem;
 
+void CompareCopies(uint32_t cache, uint32_t partition, const std::vector<CopyInfo>& list, std::vector<Conflict>* out) {
+  for (size_t i = 1; i < list.size(); ++i) {
+    const CopyInfo& a = list[0];
+    const CopyInfo& b = list[i];
+    if (a.lwm != b.lwm || a.hwm != b.hwm) {
+      out->push_back({"counter", cache, partition, {a.node, b.node},
+                      fmt::format("counter {} (lwm {}, hwm {}) on {}, {} (lwm {}, hwm {}) on {}", a.lwm, a.lwm, a.hwm,
+                                  a.node, b.lwm, b.lwm, b.hwm, b.node)});
+    }
+    if (a.hash != b.hash) {
+      out->push_back({"content", cache, partition, {a.node, b.node},
+                      fmt::format("content hash 0x{:016x} ({} entries) on {}, 0x{:016x} ({} entries) on {}", a.hash,
+                                  a.entries, a.node, b.hash, b.entries, b.node)});
+    }
+  }
+  for (const auto& ci : list) {
+    if (ci.lwm != ci.hwm) {
+      out->push_back({"counter", cache, partition, {ci.node},
+                      fmt::format("open gaps on {}: lwm {} below hwm {}", ci.node, ci.lwm, ci.hwm)});
+    }
+  }
+}
+
 namespace {
 
-struct CopyInfo {
-  std::string node;
-  uint64_t lwm = 0, hwm = 0, hash = 0;
-  size_t entries = 0;
+using CopyKey = std::pair<uint32_t, uint32_t>;  // cache, partition
+
+// The servers that should hold copies and, per (cache, partition), which of them: the
+// assignment of one topology version, for every cache of the cluster file.
+struct Expected {
+  std::vector<std::string> nodes;
+  std::map<CopyKey, std::vector<std::string>> holders;
 };
 
-std::string ReadAll(const std::string& path, bool* ok) {
-  std::ifstream in(path, std::ios::binary);
-  *ok = static_cast<bool>(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+Expected ExpectedCopies(const cut::ClusterInfo& cluster, const cut::TopologyInfo& version,
+                        const std::vector<std::string>& only) {
+  Expected e;
+  for (const auto& s : version.servers) {
+    if (only.empty() || std::find(only.begin(), only.end(), s) != only.end()) e.nodes.push_back(s);
+  }
+  for (const auto& c : cluster.caches) {
+    for (uint32_t p = 0; p < c.partitions && p < version.assignment.size(); ++p) {
+      auto& h = e.holders[{c.id, p}];
+      for (const auto& n : version.assignment[p]) {
+        if (std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end()) h.push_back(n);
+      }
+    }
+  }
+  return e;
+}
+
+// Reads the partition files of one node's data/ into `copies`, checking each file's
+// checksum, its place in the assignment and, for a restored directory, the manifest.
+void ReadNode(const std::string& dir, const std::string& node, const Expected& expected, const ManifestNode* listed,
+              bool restored, VerifyReport* report, std::map<CopyKey, std::vector<CopyInfo>>* copies) {
+  const std::string data = dir + "/" + node + "/data";
+  std::vector<std::string> names;
+  for (const auto& path : ListPartitionFiles(data)) names.push_back(fs::path(path).filename().string());
+  std::map<std::string, const ManifestEntry*> want;
+  if (listed != nullptr) {
+    for (const auto& f : listed->files) want[f.file] = &f;
+  }
+  if (restored) {
+    for (const auto& [file, entry] : want) {
+      if (std::find(names.begin(), names.end(), file) != names.end()) continue;
+      uint32_t c = 0, p = 0;
+      ParsePartitionFileName(file, &c, &p);
+      report->conflicts.push_back({"manifest", c, p, {node}, fmt::format("\"{}/{}\" is in restore.json but missing", data, file)});
+    }
+  }
+  for (const auto& name : names) {
+    ++report->files;
+    const std::string path = data + "/" + name;
+    uint32_t c = 0, p = 0;
+    ParsePartitionFileName(name, &c, &p);
+    auto holders = expected.holders.find({c, p});
+    if (holders == expected.holders.end() ||
+        std::find(holders->second.begin(), holders->second.end(), node) == holders->second.end()) {
+      report->conflicts.push_back({"unexpected-copy", c, p, {node},
+                                   fmt::format("\"{}\": {} holds no copy of cache {} partition {} by the assignment", path,
+                                               node, c, p)});
+    }
+    auto bytes = wal::ReadFileToString(path, kMaxPartitionFileBytes);
+    auto pf = bytes.ok() ? DecodePartitionFile(*bytes) : wal::Result<PartitionFile>(bytes.status());
+    if (!pf.ok()) {
+      report->conflicts.push_back({"checksum", c, p, {node}, fmt::format("\"{}\": {}", path, pf.status().message())});
+      continue;
+    }
+    if (pf->cache_id != c || pf->partition != p) {
+      report->conflicts.push_back({"checksum", c, p, {node},
+                                   fmt::format("\"{}\" holds cache {} partition {}", path, pf->cache_id, pf->partition)});
+      continue;
+    }
+    if (restored) {
+      auto w = want.find(name);
+      const uint64_t have = FileChecksum(*bytes);
+      if (w == want.end()) {
+        report->conflicts.push_back({"manifest", c, p, {node}, fmt::format("\"{}\" is not in restore.json", path)});
+      } else if (w->second->checksum != have) {
+        report->conflicts.push_back({"manifest", c, p, {node},
+                                     fmt::format("\"{}\": checksum 0x{:016x} but restore.json recorded 0x{:016x}", path,
+                                                 have, w->second->checksum)});
+      }
+    }
+    (*copies)[{c, p}].push_back({node, pf->lwm, pf->hwm, ContentHash(*pf), pf->entries.size()});
+  }
 }
 
 }  // namespace
 
-static wal::Result<VerifyReport> VerifyDirectoryUnchecked(const std::string& dir) {
-  VerifyReport report;
-  bool ok = false;
-  std::string text = ReadAll(dir + "/cluster.json", &ok);
-  if (!ok) return wal::Status::NotFound(fmt::format("\"{}\" has no cluster.json: not a cluster or restored directory", dir));
-  auto cluster = nlohmann::json::parse(text, nullptr, false);
-  if (cluster.is_discarded()) return wal::Status::Corruption(fmt::format("\"{}/cluster.json\" is not JSON", dir));
-  std::vector<std::string> nodes;
-  for (const auto& n : cluster.value("nodes", nlohmann::json::array())) {
-    // A server that left the cluster holds no live copy.
-    if (n.value("role", "server") == "server" && !n.contains("left_topology_version")) {
-      nodes.push_back(n.value("name", ""));
-    }
+wal::Result<VerifyReport> VerifyDirectory(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(fs::path(dir) / kIncompleteMarker, ec)) {
+    return wal::Status::Corruption(fmt::format(
+        "\"{}\" is an unfinished restore ({} is there): restore again into it, or remove it", dir, kIncompleteMarker));
   }
-  // For a restored directory: the nodes restored and the files they should hold.
-  std::map<std::string, std::map<std::string, std::string>> manifest;  // node -> file -> checksum
-  std::string manifest_text = ReadAll(dir + "/restore.json", &ok);
-  if (ok) {
-    report.restored = true;
-    auto m = nlohmann::json::parse(manifest_text, nullptr, false);
-    if (m.is_discarded() || !m.contains("nodes")) {
-      return wal::Status::Corruption(fmt::format("\"{}/restore.json\" is not a restore manifest", dir));
-    }
-    nodes.clear();
-    for (const auto& n : m["nodes"]) {
-      std::string name = n.value("node", "");
-      nodes.push_back(name);
-      auto& files = manifest[name];
-      for (const auto& f : n.value("files", nlohmann::json::array())) {
-        files[f.value("file", "")] = f.value("checksum", "");
-      }
-    }
-  }
-  // Where each partition should live: for a restored directory, the assignment of the
-  // cut's topology version; for a cluster, the last version's (a server that left holds
-  // nothing there).
-  uint32_t want_version = 0;
-  if (report.restored) {
-    auto m = nlohmann::json::parse(manifest_text, nullptr, false);
-    want_version = m.value("topology_version", 0u);
-  }
-  std::map<uint32_t, std::vector<std::string>> expected;
-  if (cluster.contains("topology_versions") && !cluster["topology_versions"].empty()) {
-    const nlohmann::json* version = &cluster["topology_versions"].back();
-    for (const auto& v : cluster["topology_versions"]) {
-      if (want_version != 0 && v.value("version", 0u) == want_version) version = &v;
-    }
-    const auto assignment = version->value("assignment", nlohmann::json::array());
-    for (uint32_t p = 0; p < assignment.size(); ++p) {
-      for (const auto& holder : assignment[p]) {
-        std::string name = holder.get<std::string>();
-        if (std::find(nodes.begin(), nodes.end(), name) != nodes.end()) expected[p].push_back(name);
-      }
-    }
-  }
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<CopyInfo>> copies;
-  for (const auto& node : nodes) {
-    std::string data = dir + "/" + node + "/data";
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(data, ec)) {
-      uint32_t c = 0, p = 0;
-      if (ParsePartitionFileName(e.path().filename().string(), &c, &p)) names.push_back(e.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    if (report.restored) {
-      for (const auto& [file, sum] : manifest[node]) {
-        if (std::find(names.begin(), names.end(), file) == names.end()) {
-          uint32_t c = 0, p = 0;
-          ParsePartitionFileName(file, &c, &p);
-          report.conflicts.push_back({"manifest", c, p, {node}, fmt::format("\"{}/{}\" is in restore.json but missing", data, file)});
-        }
-      }
-    }
-    for (const auto& name : names) {
-      ++report.files;
-      std::string path = data + "/" + name;
-      uint32_t c = 0, p = 0;
-      ParsePartitionFileName(name, &c, &p);
-      bool read_ok = false;
-      std::string bytes = ReadAll(path, &read_ok);
-      auto pf = DecodePartitionFile(bytes);
-      if (!pf.ok()) {
-        report.conflicts.push_back({"checksum", c, p, {node}, fmt::format("\"{}\": {}", path, pf.status().message())});
-        continue;
-      }
-      if (report.restored) {
-        auto want = manifest[node].find(name);
-        std::string have = fmt::format("0x{:016x}", FileChecksum(bytes));
-        if (want == manifest[node].end()) {
-          report.conflicts.push_back({"manifest", c, p, {node}, fmt::format("\"{}\" is not in restore.json", path)});
-        } else if (want->second != have) {
-          report.conflicts.push_back({"manifest", c, p, {node},
-                                      fmt::format("\"{}\": checksum {} but restore.json recorded {}", path, have, want->second)});
-        }
-      }
-      copies[{pf->cache_id, pf->partition}].push_back({node, pf->lwm, pf->hwm, ContentHash(*pf), pf->entries.size()});
-    }
-  }
-  // A partition with no copy at all is a conflict too.
-  for (const auto& [partition, holders] : expected) {
-    bool any = false;
-    for (const auto& [id, list] : copies) any |= id.second == partition;
-    if (!any && !holders.empty()) {
-      report.conflicts.push_back({"missing-copy", 1, partition, holders, "no copy of the partition is present"});
-    }
-  }
-  report.partitions = copies.size();
-  for (const auto& [id, list] : copies) {
-    const auto [cache, partition] = id;
-    if (list.size() < expected[partition].size()) {
-      std::vector<std::string> missing;
-      for (const auto& n : expected[partition]) {
-        if (std::none_of(list.begin(), list.end(), [&](const CopyInfo& ci) { return ci.node == n; })) missing.push_back(n);
-      }
-      report.conflicts.push_back({"missing-copy", cache, partition, missing,
-                                  fmt::format("{} of {} copies present", list.size(), expected[partition].size())});
-    }
-    for (size_t i = 1; i < list.size(); ++i) {
-      const CopyInfo& a = list[0];
-      const CopyInfo& b = list[i];
-      if (a.lwm != b.lwm || a.hwm != b.hwm) {
-        report.conflicts.push_back({"counter", cache, partition, {a.node, b.node},
-                                    fmt::format("counter {} (lwm {}, hwm {}) on {}, {} (lwm {}, hwm {}) on {}", a.lwm, a.lwm,
-                                                a.hwm, a.node, b.lwm, b.lwm, b.hwm, b.node)});
-      }
-      if (a.hash != b.hash) {
-        report.conflicts.push_back({"content", cache, partition, {a.node, b.node},
-                                    fmt::format("content hash 0x{:016x} ({} entries) on {}, 0x{:016x} ({} entries) on {}",
-                                                a.hash, a.entries, a.node, b.hash, b.entries, b.node)});
-      }
-    }
-    for (const auto& ci : list) {
-      if (ci.lwm != ci.hwm) {
-        report.conflicts.push_back({"counter", cache, partition, {ci.node},
-                                    fmt::format("open gaps on {}: lwm {} below hwm {}", ci.node, ci.lwm, ci.hwm)});
-      }
-    }
-  }
-  return report;
+  return VerifyStaged(dir);
 }
 
-wal::Result<VerifyReport> VerifyDirectory(const std::string& dir) {
-  // cluster.json and restore.json come from outside: a document of the wrong shape is
-  // unreadable input, not a crash.
-  try {
-    return VerifyDirectoryUnchecked(dir);
-  } catch (const std::exception& e) {
-    return wal::Status::Corruption(fmt::format("\"{}\": malformed cluster.json or restore.json: {}", dir, e.what()));
+wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
+  auto cluster = cut::ReadClusterFile(dir);
+  if (!cluster.ok()) {
+    if (cluster.status().code() != wal::StatusCode::kNotFound) return cluster.status();
+    return wal::Status::NotFound(fmt::format("\"{}\" has no cluster.json: not a cluster or restored directory", dir));
   }
+  VerifyReport report;
+  auto manifest = ReadManifest(dir);
+  if (!manifest.ok() && manifest.status().code() != wal::StatusCode::kNotFound) return manifest.status();
+  report.restored = manifest.ok();
+  // Where each partition should be: for a restored directory, the assignment of the
+  // cut's topology version, on the nodes restored (all of the version's servers unless
+  // the restore was limited to some); for a cluster, the last version's.
+  const cut::TopologyInfo* version =
+      report.restored ? cluster->FindVersion(manifest->topology_version) : &cluster->versions.back();
+  if (version == nullptr) {
+    return wal::Status::Corruption(fmt::format("\"{}/restore.json\" names topology version {}, before any in cluster.json",
+                                               dir, manifest->topology_version));
+  }
+  const Expected expected =
+      ExpectedCopies(*cluster, *version, report.restored ? manifest->only_nodes : std::vector<std::string>{});
+  std::map<CopyKey, std::vector<CopyInfo>> copies;
+  for (const auto& node : expected.nodes) {
+    const ManifestNode* listed = nullptr;
+    if (report.restored) {
+      for (const auto& n : manifest->nodes) {
+        if (n.node == node) listed = &n;
+      }
+      if (listed == nullptr) {
+        report.conflicts.push_back({"manifest", 0, 0, {node},
+                                    fmt::format("{} should have been restored (topology version {}), but restore.json "
+                                                "does not list it",
+                                                node, version->version)});
+      }
+    }
+    ReadNode(dir, node, expected, listed, report.restored, &report, &copies);
+  }
+  if (report.restored) {
+    for (const auto& n : manifest->nodes) {
+      if (std::find(expected.nodes.begin(), expected.nodes.end(), n.node) == expected.nodes.end()) {
+        report.conflicts.push_back({"manifest", 0, 0, {n.node},
+                                    fmt::format("restore.json lists {}, which holds no copy at topology version {}",
+                                                n.node, version->version)});
+      }
+    }
+    if (manifest->forced) {
+      for (const auto& c : manifest->conflicts) {
+        report.conflicts.push_back({"forced", 0, 0, {}, "kept with --force although: " + c});
+      }
+    }
+  }
+  // Every copy the assignment expects, present; then the copies agree.
+  for (const auto& [key, holders] : expected.holders) {
+    const auto& list = copies[key];
+    std::vector<std::string> missing;
+    for (const auto& n : holders) {
+      if (std::none_of(list.begin(), list.end(), [&](const CopyInfo& ci) { return ci.node == n; })) missing.push_back(n);
+    }
+    if (!missing.empty()) {
+      report.conflicts.push_back({"missing-copy", key.first, key.second, missing,
+                                  list.empty() ? std::string("no copy of the partition is present")
+                                               : fmt::format("{} of {} copies present", list.size(), holders.size())});
+    }
+  }
+  for (const auto& [key, list] : copies) {
+    if (!list.empty()) ++report.partitions;
+    CompareCopies(key.first, key.second, list, &report.conflicts);
+  }
+  return report;
 }
 
 }  // namespace recovery

@@ -12,7 +12,8 @@
 namespace recovery {
 
 struct Conflict {
-  std::string kind;       // counter, content, checksum, missing-copy, manifest
+  // counter, content, checksum, missing-copy, unexpected-copy, manifest, forced
+  std::string kind;
   uint32_t cache = 0;
   uint32_t partition = 0;
   std::vector<std::string> nodes;
@@ -26,7 +27,24 @@ struct VerifyReport {
   std::vector<Conflict> conflicts;
 };
 
-// `dir`: a cluster or restored directory (cluster.json and NODE/data/).
+// `dir`: a cluster or restored directory (cluster.json and NODE/data/). Every copy the
+// partition assignment expects must be there, on the node it names and nowhere else, and
+// all copies of a partition must agree.
+// A directory holding the marker of an unfinished restore (restore_job.h) is refused.
 wal::Result<VerifyReport> VerifyDirectory(const std::string& dir);
+// The same checks on a restore still being written (the marker present).
+wal::Result<VerifyReport> VerifyStaged(const std::string& dir);
+
+// What copies are compared by.
+struct CopyInfo {
+  std::string node;
+  uint64_t lwm = 0, hwm = 0, hash = 0;
+  size_t entries = 0;
+};
+
+// The rule copies of one partition must follow, stated once for verify and restore: the
+// same counter and content hash on every copy, and no open gap (lwm below hwm).
+void CompareCopies(uint32_t cache, uint32_t partition, const std::vector<CopyInfo>& copies,
+                   std::vector<Conflict>* out);
 
 }  // namespace recovery

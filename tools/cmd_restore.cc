@@ -26,6 +26,8 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   sub->add_option("--node", o->nodes, "Restore only this node (repeatable)");
   sub->add_option("--jobs", o->jobs, "Nodes restored in parallel (default: one per core)")->check(CLI::Range(1, 256));
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");
+  sub->add_flag("--force", o->force,
+                "Keep the output even when its copies do not all agree (marked so in restore.json)");
   sub->callback([o, common, cut, increment, time, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;
@@ -36,6 +38,7 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
       throw CLI::ValidationError("choose the cut: --cut ID, --increment N, --latest or --time T");
     }
     if (o->out.empty() && !o->dry_run) throw CLI::ValidationError("-o OUT is required (or --dry-run)");
+    o->stop = ctx.stop;
     ctx.run = [o, &ctx] { return RunRestore(*o, *ctx.output); };
   });
 }

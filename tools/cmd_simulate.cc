@@ -89,6 +89,7 @@ std::string Validate(SimulateArgs& a) {
   if (c.keys_per_tx < 2 || c.keys_per_tx > c.accounts) errors.push_back("--keys-per-tx: between 2 and --accounts");
   if (c.near == sim::NearMode::kClients && c.clients == 0) errors.push_back("--near clients needs --clients > 0");
   if (c.rollback_rate < 0 || c.rollback_rate > 1) errors.push_back("--rollback-rate: between 0 and 1");
+  if (c.close_rate < 0 || c.close_rate > 1) errors.push_back("--close-rate: between 0 and 1");
   if (c.unknown_rate < 0 || c.unknown_rate > 1) errors.push_back("--unknown-rate: between 0 and 1");
   c.faults.clear();
   auto faults = [&](const std::vector<std::string>& specs, sim::FaultKind kind, const char* flag) {
@@ -150,6 +151,9 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--lock-timeout", c.lock_timeout_ms, "Lock timeout in milliseconds (default 100)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--close-rate", c.close_rate,
+                  "Share of transfers that close (delete) their first account, all its money moved out first; a closed "
+                  "account is reopened (created) by the next transaction on it (default 0.01)");
   sub->add_option("--rollback-rate", c.rollback_rate, "Share of 2PC transactions rolled back after prepare (default 0)");
   sub->add_option("--unknown-rate", c.unknown_rate,
                   "Share of 2PC transactions one participant ends in the UNKNOWN state (default 0)");

@@ -181,7 +181,12 @@ int RunDump(const DumpOptions& o, Output& output) {
         }
         // A resumed follow pass sees sequence issues again; report each once.
         if (started[i] && (issue.kind == wal::IssueKind::kMissingSegment ||
-                           issue.kind == wal::IssueKind::kDuplicateSegment)) {
+                           issue.kind == wal::IssueKind::kDuplicateSegment ||
+                           issue.kind == wal::IssueKind::kRedundantCopy)) {
+          return;
+        }
+        if (!issue.IsError()) {
+          if (!o.quiet) output.Warning("{}", issue.ToString());
           return;
         }
         ++totals.errors;

@@ -78,5 +78,8 @@ inline constexpr int kExitProblems = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitUnreadable = 3;
 inline constexpr int kExitInternal = 4;
+// Stopped by SIGINT or SIGTERM before finishing (what it was writing removed): the
+// shell's convention, 128 + the signal; the process exits with the signal's own.
+inline constexpr int kExitInterrupted = 130;
 
 }  // namespace tools

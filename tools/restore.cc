@@ -13,6 +13,7 @@
 #include "libwal/segment_file.h"
 #include "libwal/wal_writer.h"
 #include "recovery/restore.h"
+#include "recovery/restore_job.h"
 #include "recovery/verify.h"
 #include "tools/cut_sources.h"
 #include "tools/escape.h"
@@ -50,13 +51,47 @@ bool ChooseCut(const RestoreOptions& o, const cut::ClusterReport& report, Output
   return true;
 }
 
-std::string Slurp(const std::string& path, bool* ok) {
-  std::ifstream in(path, std::ios::binary);
-  *ok = static_cast<bool>(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Progress on a terminal: MiB of WAL replayed per node, the total against the
+// estimate, and the time left, at most five times a second.
+class RestoreProgress {
+ public:
+  RestoreProgress(Output& output, bool quiet, uint64_t total) : output_(output), on_(output.err_is_terminal && !quiet), total_(total) {}
+  ~RestoreProgress() {
+    if (on_ && shown_) output_.err->Write("\n");
+  }
+  void operator()(const std::string& node, uint64_t bytes) {
+    if (!on_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    done_[node] = bytes;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    uint64_t sum = 0;
+    std::string line = "\rrestoring:";
+    for (const auto& [n, b] : done_) {
+      line += fmt::format(" {} {} MiB", n, b >> 20);
+      sum += b;
+    }
+    double secs = std::chrono::duration<double>(now - started_).count();
+    line += fmt::format(" (total {} of ~{} MiB", sum >> 20, total_ >> 20);
+    if (sum > 0 && sum < total_ && secs > 0.5) {
+      line += fmt::format(", ~{:.0f} s left", secs * static_cast<double>(total_ - sum) / static_cast<double>(sum));
+    }
+    line += ")   ";
+    output_.err->Write(line);
+    shown_ = true;
+  }
+
+ private:
+  Output& output_;
+  bool on_;
+  uint64_t total_;
+  bool shown_ = false;
+  std::mutex mu_;
+  std::map<std::string, uint64_t> done_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = started_;
+};
 
 }  // namespace
 
@@ -80,6 +115,10 @@ int RunRestore(const RestoreOptions& o, Output& output) {
                    report.cuts[chosen].id.ToString(), report.cuts[chosen].base);
       return kExitUsage;
     }
+  }
+  if (!cluster) {
+    output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
+    return kExitUnreadable;
   }
   auto plan = recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
@@ -119,125 +158,39 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     output.out->Write(t);
     return kExitOk;
   }
-  std::error_code ec;
-  if (fs::exists(o.out, ec) && !(fs::is_directory(o.out, ec) && fs::is_empty(o.out, ec))) {
-    output.Error("output \"{}\" exists and is not an empty directory", o.out);
-    return kExitUsage;
-  }
-  // Everything goes under OUT.partial and is renamed when complete: an interrupted
-  // restore never leaves output that looks complete, and a rerun starts over.
-  const std::string partial = o.out + ".partial";
-  fs::remove_all(partial, ec);
-  fs::create_directories(partial, ec);
-  if (ec) {
-    output.Error("cannot create \"{}\": {}", partial, ec.message());
-    return kExitUnreadable;
-  }
-  std::vector<wal::Result<recovery::NodeResult>> results(plan->nodes.size(), wal::Status::Internal("not run"));
-  std::mutex mu;
-  std::map<std::string, uint64_t> done_bytes;
-  // What each node has to replay, from the sizes of the segments in its range (compressed
-  // segments count by their file size, so this is an estimate).
-  uint64_t total_bytes = 0;
-  for (const auto& n : plan->nodes) {
-    auto files = wal::ListSegments(n.node_dir + "/wal");
-    if (!files.ok()) continue;
-    for (const auto& f : *files) {
-      if (f.index < n.from.segment || f.index > n.finish.segment) continue;
-      uint64_t size = fs::file_size(f.path, ec);
-      if (f.index == n.finish.segment) size = std::min<uint64_t>(size, n.finish.offset);
-      if (f.index == n.from.segment) size -= std::min<uint64_t>(size, n.from.offset);
-      total_bytes += size;
-    }
-  }
-  const auto started = std::chrono::steady_clock::now();
-  auto last_report = started;
-  auto progress = [&](const std::string& node, uint64_t bytes) {
-    if (!output.err_is_terminal || o.quiet) return;
-    std::lock_guard<std::mutex> lock(mu);
-    done_bytes[node] = bytes;
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_report < std::chrono::milliseconds(200)) return;
-    last_report = now;
-    uint64_t total = 0;
-    std::string line = "\rrestoring:";
-    for (const auto& [n, b] : done_bytes) {
-      line += fmt::format(" {} {} MiB", n, b >> 20);
-      total += b;
-    }
-    double secs = std::chrono::duration<double>(now - started).count();
-    line += fmt::format(" (total {} of ~{} MiB", total >> 20, total_bytes >> 20);
-    if (total > 0 && total < total_bytes && secs > 0.5) {
-      line += fmt::format(", ~{:.0f} s left", secs * static_cast<double>(total_bytes - total) / static_cast<double>(total));
-    }
-    line += ")   ";
-    output.err->Write(line);
-  };
-  unsigned jobs = o.jobs != 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> workers;
-  for (unsigned j = 0; j < std::min<size_t>(jobs, plan->nodes.size()); ++j) {
-    workers.emplace_back([&] {
-      for (size_t i = next++; i < plan->nodes.size(); i = next++) {
-        results[i] = recovery::RestoreNode(plan->nodes[i], progress);
-      }
-    });
-  }
-  for (auto& w : workers) w.join();
-  if (output.err_is_terminal && !o.quiet) output.err->Write("\n");
-  fmt::memory_buffer manifest;
-  auto it = std::back_inserter(manifest);
-  fmt::format_to(it, "{{\n  \"schema\": 1,\n  \"cut\": \"{}\",\n  \"increment\": {},\n  \"base\": ", plan->cut.ToString(),
-                 plan->increment);
-  AppendJsonString(&manifest, plan->base);
-  fmt::format_to(it, ",\n  \"topology_version\": {},\n  \"finish_ts\": {},\n  \"nodes\": [", plan->topology_version,
-                 plan->finish_ts);
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].ok()) {
-      output.Error("restore of {} failed: {}", plan->nodes[i].node, results[i].status().message());
-      fs::remove_all(partial, ec);
-      return results[i].status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
-    }
-    const recovery::NodeResult& r = *results[i];
-    std::string data = partial + "/" + r.node + "/data";
-    fs::create_directories(data, ec);
-    fmt::format_to(it, "{}\n    {{\"node\": ", i ? "," : "");
-    AppendJsonString(&manifest, r.node);
-    fmt::format_to(it, ", \"read_from\": \"{}\", \"read_to\": \"{}\", \"txs_applied\": {}, "
-                       "\"txs_skipped\": {}, \"entries\": {}, \"rollbacks_applied\": {}, \"gaps_closed\": {}, \"files\": [",
-                   r.read_from.ToString(), r.read_to.ToString(), r.txs_applied, r.txs_skipped,
-                   r.entries, r.rollbacks_applied, r.gaps_closed);
-    for (size_t k = 0; k < r.partitions.size(); ++k) {
-      const auto& pf = r.partitions[k];
-      std::string bytes = recovery::EncodePartitionFile(pf);
-      wal::Status s = wal::WriteFileAtomically(data + "/" + recovery::PartitionFileName(pf.cache_id, pf.partition), bytes);
-      if (!s.ok()) {
-        output.Error("{}", s.message());
-        fs::remove_all(partial, ec);
+  recovery::RestoreJob job;
+  job.out = o.out;
+  job.jobs = o.jobs;
+  job.force = o.force;
+  job.only_nodes = o.nodes;
+  job.cancel = o.stop;
+  RestoreProgress progress(output, o.quiet, recovery::EstimateReplayBytes(*plan));
+  job.progress = [&progress](const std::string& node, uint64_t bytes) { progress(node, bytes); };
+  auto outcome = recovery::WriteRestore(*plan, *cluster, job);
+  if (!outcome.ok()) {
+    switch (outcome.status().code()) {
+      case wal::StatusCode::kAlreadyExists:
+      case wal::StatusCode::kInvalidArgument:
+        output.Error("{}", outcome.status().message());
+        return kExitUsage;
+      case wal::StatusCode::kIoError:
+        output.Error("{}", outcome.status().message());
         return kExitUnreadable;
-      }
-      fmt::format_to(it, "{}{{\"file\": \"{}\", \"checksum\": \"0x{:016x}\", \"counter\": {}, \"hash\": \"0x{:016x}\"}}",
-                     k ? ", " : "", recovery::PartitionFileName(pf.cache_id, pf.partition), recovery::FileChecksum(bytes),
-                     pf.lwm, recovery::ContentHash(pf));
+      case wal::StatusCode::kCancelled:
+        output.Error("interrupted: nothing of \"{}\" was kept", o.out);
+        return kExitInterrupted;
+      default:
+        output.Error("refusing to keep the restore: {}", outcome.status().message());
+        output.Hint("\"walcut restore --force\" keeps it, marked as such in restore.json");
+        return kExitProblems;
     }
-    fmt::format_to(it, "]}}");
   }
-  fmt::format_to(it, "\n  ]\n}}\n");
-  bool have_cluster = false;
-  std::string cluster_json = Slurp(o.dir + "/cluster.json", &have_cluster);
-  wal::Status s = have_cluster ? wal::WriteFileAtomically(partial + "/cluster.json", cluster_json)
-                               : wal::Status::IoError(fmt::format("cannot read \"{}/cluster.json\"", o.dir));
-  if (s.ok()) s = wal::WriteFileAtomically(partial + "/restore.json", fmt::to_string(manifest));
-  if (s.ok() && fs::exists(o.out, ec)) fs::remove(o.out, ec);
-  if (s.ok()) {
-    fs::rename(partial, o.out, ec);
-    if (ec) s = wal::Status::IoError(fmt::format("cannot rename \"{}\": {}", partial, ec.message()));
+  for (const auto& c : outcome->conflicts) {
+    std::string nodes;
+    for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+    output.Warning("kept with --force: {} cache {} partition {} [{}]: {}", c.kind, c.cache, c.partition, nodes, c.detail);
   }
-  if (!s.ok()) {
-    output.Error("{}", s.message());
-    fs::remove_all(partial, ec);
-    return kExitUnreadable;
-  }
+  const recovery::RestoreManifest& manifest = outcome->manifest;
   if (o.quiet) return kExitOk;
   fmt::memory_buffer b;
   auto bi = std::back_inserter(b);
@@ -246,22 +199,22 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     AppendJsonString(&b, plan->base);
     fmt::format_to(bi, ",\"output\":");
     AppendJsonString(&b, o.out);
-    fmt::format_to(bi, ",\"nodes\":[");
-    for (size_t i = 0; i < results.size(); ++i) {
-      const auto& r = *results[i];
+    fmt::format_to(bi, ",\"forced\":{},\"nodes\":[", manifest.forced);
+    for (size_t i = 0; i < manifest.nodes.size(); ++i) {
+      const auto& r = manifest.nodes[i];
       fmt::format_to(bi, "{}{{\"node\":", i ? "," : "");
       AppendJsonString(&b, r.node);
       fmt::format_to(bi, ",\"txs_applied\":{},\"txs_skipped\":{},\"entries\":{},\"partitions\":{},\"gaps_closed\":{}}}",
-                     r.txs_applied, r.txs_skipped, r.entries, r.partitions.size(), r.gaps_closed);
+                     r.txs_applied, r.txs_skipped, r.entries, outcome->partitions[i], r.gaps_closed);
     }
     fmt::format_to(bi, "]}}\n");
   } else {
-    fmt::format_to(bi, "restored cut {} (increment {} of \"{}\") into {}\n", plan->cut.ToString(), plan->increment,
-                   plan->base, o.out);
-    for (const auto& res : results) {
-      const auto& r = *res;
+    fmt::format_to(bi, "restored cut {} (increment {} of \"{}\") into {}{}\n", plan->cut.ToString(), plan->increment,
+                   plan->base, o.out, manifest.forced ? " (kept with --force: the copies do not all agree)" : "");
+    for (size_t i = 0; i < manifest.nodes.size(); ++i) {
+      const auto& r = manifest.nodes[i];
       fmt::format_to(bi, "  {:<12} {} transactions applied, {} skipped, {} entries, {} partitions, {} gaps closed\n",
-                     r.node, r.txs_applied, r.txs_skipped, r.entries, r.partitions.size(), r.gaps_closed);
+                     r.node, r.txs_applied, r.txs_skipped, r.entries, outcome->partitions[i], r.gaps_closed);
     }
   }
   output.out->Write(std::string_view(b.data(), b.size()));

@@ -1,6 +1,7 @@
 // `walcut restore` and `walcut verify`.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@ struct RestoreOptions {
   std::optional<double> time;  // seconds of (simulated) time
   std::vector<std::string> nodes;
   unsigned jobs = 0;           // 0: one per core
+  bool force = false;          // keep output whose copies disagree, marked so
   bool dry_run = false;
+  const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM
   bool json = false;
   bool quiet = false;
 };

@@ -17,6 +17,7 @@ struct Commit {
   wal::TxId xid;
   wal::Pointer ptr;
   uint64_t ts = 0;
+  wal::Pointer first;  // the transaction's first commit on the node, which places it
 };
 
 struct Lane {
@@ -59,9 +60,12 @@ wal::Result<std::string> RenderTimeline(const std::vector<cut::NodeIndex>& index
     auto reader = wal::WalReader::OpenDirectory(wal_dirs[i], {}, nullptr);
     if (!reader.ok()) return reader.status();
     const wal::Record* r = nullptr;
+    std::map<wal::TxId, wal::Pointer> first;
     while ((*reader)->Next(&r)) {
       if (r->type != static_cast<uint8_t>(wal::RecordType::kTx) || r->decoded.tx.state != wal::TxState::kCommitted) continue;
-      lanes[i].commits.push_back({r->decoded.tx.xid, r->ptr, r->decoded.tx.timestamp});
+      const wal::TxId& x = r->decoded.tx.xid;
+      const wal::Pointer at = first.emplace(x, r->ptr).first->second;
+      lanes[i].commits.push_back({x, r->ptr, r->decoded.tx.timestamp, at});
     }
   }
   // The view: --from/--to, or the chosen cut with as much again on either side, at
@@ -138,7 +142,7 @@ wal::Result<std::string> RenderTimeline(const std::vector<cut::NodeIndex>& index
   }
   auto side_of = [&](size_t lane, const Commit& c) -> std::optional<cut::Side> {
     if (!lanes[lane].cut) return std::nullopt;
-    return cut::SideOf(*lanes[lane].cut, c.xid, c.ptr);
+    return cut::SideOf(*lanes[lane].cut, c.xid, c.first);
   };
   for (const auto& [xid, commits] : by_tx) {
     if (commits.size() < 2) continue;

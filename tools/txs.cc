@@ -157,7 +157,7 @@ int RunTxs(const TxsOptions& o, Output& output) {
             if (kk.id == c.id) k = &kk;
           }
           if (k == nullptr || !k->has_start || !k->has_finish) continue;
-          bool before = cut::SideOf(*k, xid, on.commits.back()) == cut::Side::kBefore;
+          bool before = cut::SideOf(*k, xid, on.commits.front()) == cut::Side::kBefore;
           sides += fmt::format(" {}={}", c.id.ToString().substr(0, 8), before ? "Before" : "After");
           fmt::format_to(si, "{}\"{}\":\"{}\"", first_side ? "" : ",", c.id.ToString(), before ? "before" : "after");
           first_side = false;

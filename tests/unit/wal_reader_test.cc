@@ -163,13 +163,29 @@ TEST(WalReader, MissingSegmentIsReported) {
   EXPECT_EQ(r.records.size(), s0.pointers().size() + s2.pointers().size());
 }
 
-TEST(WalReader, DuplicateSegmentIsReported) {
+// A plain segment and its compressed form, both left by a crash during compression:
+// one segment, read once, noted but not an error.
+TEST(WalReader, SegmentStoredTwiceWithEqualBytesIsReadOnce) {
   RecordGenerator g(10);
   auto s0 = SmallSegment(0, g, false);
   auto packed = CompressLz4Frame(s0.bytes());
   ASSERT_TRUE(packed.ok());
   ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(0, *packed, true)});
+  EXPECT_EQ(r.Count(IssueKind::kRedundantCopy), 1u);
+  EXPECT_EQ(r.Count(IssueKind::kDuplicateSegment), 0u);
+  EXPECT_EQ(r.Errors(), 0u);
+  EXPECT_EQ(r.records.size(), s0.pointers().size());
+}
+
+TEST(WalReader, SegmentStoredTwiceWithOtherBytesIsADuplicate) {
+  RecordGenerator g(10);
+  auto s0 = SmallSegment(0, g, false);
+  auto other = SmallSegment(0, g, false);
+  auto packed = CompressLz4Frame(other.bytes());
+  ASSERT_TRUE(packed.ok());
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(0, *packed, true)});
   EXPECT_EQ(r.Count(IssueKind::kDuplicateSegment), 1u);
+  EXPECT_GE(r.Errors(), 1u);
   EXPECT_EQ(r.records.size(), s0.pointers().size());
 }
 
@@ -189,6 +205,24 @@ TEST(WalReader, SegmentOfAnotherNodeIsForeign) {
   ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, other.bytes())});
   ASSERT_EQ(r.Count(IssueKind::kForeignSegment), 1u);
   EXPECT_NE(r.issues[0].message.find("belongs to node"), std::string::npos);
+}
+
+// Whose a segment is comes from its header: with the header damaged, the records after it
+// could be another node's (their checksums bind them to segment and offset, not to a
+// node), so none of them is read.
+TEST(WalReader, ASegmentWhoseHeaderDoesNotVerifyIsSkippedWhole) {
+  RecordGenerator g(12);
+  auto s0 = SmallSegment(0, g, true);
+  SegmentBuilder other(1, testing_support::TestNode(99));
+  other.Add(g.MakeTx());
+  other.Add(g.MakeTx());
+  other.bytes()[9 + 20] ^= 0x01;  // a byte of the header's node id
+  ReadResult r = ReadAll({InMemory(0, s0.bytes()), InMemory(1, other.bytes())});
+  ASSERT_EQ(r.Errors(), 1u);
+  EXPECT_EQ(r.issues[0].kind, IssueKind::kCorruption);
+  EXPECT_EQ(r.issues[0].offset, 0u);
+  EXPECT_NE(r.issues[0].message.find("segment header does not verify"), std::string::npos) << r.issues[0].message;
+  for (const auto& rec : r.records) EXPECT_EQ(rec.ptr.segment, 0u);
 }
 
 TEST(WalReader, CompressedSegmentsReadTheSameAsPlain) {

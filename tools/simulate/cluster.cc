@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "recovery/partition_file.h"
+#include "recovery/snapshot_file.h"
 
 namespace sim {
 namespace {
@@ -86,6 +87,8 @@ struct Tx {
   uint64_t started_at = 0;
   std::vector<uint32_t> accounts;
   std::vector<int64_t> new_balance;
+  std::vector<uint8_t> existed;    // per key: the account existed when read under the lock
+  std::vector<uint8_t> exists;     // per key: it exists after the transaction (0: deleted)
   std::vector<uint64_t> counter;   // per key, assigned at prepare
   std::vector<Group> groups;
   std::vector<wal::Participant> participants;
@@ -141,6 +144,7 @@ struct Node {
   std::unique_ptr<wal::WalWriter> wal;
   std::vector<PartitionCopy> parts;     // by partition
   std::vector<int64_t> balance;         // by account (meaningful for held partitions)
+  std::vector<uint8_t> open;            // by account: 1 while it exists (a closed one is deleted)
   std::vector<uint64_t> key_counter;    // by account: counter of the write held
   uint64_t local_order = 0;             // for transaction ids started here
   uint32_t next_discovery = 0;          // index into the discovery log
@@ -230,6 +234,7 @@ class Cluster {
   void StartTx(uint32_t near);
   void OnLockRequest(const Event& e);
   void OnLockResponse(const Event& e);
+  void Transfer(Tx& t);
   void OnLockRelease(const Event& e);
   void ReleaseLocks(uint32_t tx, uint32_t group);
   void GrantIfReady(uint32_t tx, uint32_t group);
@@ -424,6 +429,7 @@ Status Cluster::Setup() {
     n.wal = std::move(w).value();
     n.parts.resize(c_.partitions);
     n.balance.assign(c_.accounts, 0);
+    n.open.assign(c_.accounts, 1);
     n.key_counter.assign(c_.accounts, 0);
     for (uint32_t p = 0; p < c_.partitions; ++p) {
       const auto& a = assignment_[p];
@@ -487,7 +493,7 @@ recovery::PartitionFile Cluster::PartitionFileOf(uint32_t s, uint32_t p) const {
   pf.lwm = n.parts[p].tracker.lwm();
   pf.hwm = n.parts[p].tracker.hwm();
   for (uint32_t a = 0; a < c_.accounts; ++a) {
-    if (key_partition_[a] != p) continue;
+    if (key_partition_[a] != p || n.open[a] == 0) continue;
     pf.entries.push_back({key_name_[a], fmt::format("{}", n.balance[a]), n.key_counter[a]});
   }
   std::sort(pf.entries.begin(), pf.entries.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
@@ -511,14 +517,8 @@ Status Cluster::WriteSnapshot(uint32_t s, const std::string& name) {
   n.last_record = *ptr;
   n.last_record_finishes = {};
   WAL_RETURN_IF_ERROR(n.wal->Flush());
-  nlohmann::ordered_json meta;
-  meta["schema"] = 1;
-  meta["name"] = name;
-  meta["node"] = n.name;
-  meta["pointer"] = ptr->ToString();
-  meta["topology_version"] = topver_;
-  meta["timestamp"] = now_;
-  return wal::WriteFileAtomically(dir + "/snapshot.json", meta.dump(2) + "\n", c_.fsync);
+  recovery::SnapshotMeta meta{name, n.name, *ptr, topver_, now_};
+  return wal::WriteFileAtomically(dir + "/" + recovery::kSnapshotFileName, recovery::EncodeSnapshotFile(meta), c_.fsync);
 }
 
 uint64_t Cluster::Delay(MsgType t) {
@@ -778,6 +778,8 @@ void Cluster::StartTx(uint32_t near) {
     if (std::find(t.accounts.begin(), t.accounts.end(), a) == t.accounts.end()) t.accounts.push_back(a);
   }
   t.new_balance.assign(k, 0);
+  t.existed.assign(k, 1);
+  t.exists.assign(k, 1);
   t.counter.assign(k, 0);
   for (auto& g : t.groups) {
     g.keys.clear();
@@ -897,27 +899,60 @@ void Cluster::OnLockResponse(const Event& e) {
   // The primary read the values under the lock.
   Group& g = t.groups[e.group];
   const Node& primary = nodes_[g.primary];
-  for (uint32_t ki : g.keys) t.new_balance[ki] = primary.balance[t.accounts[ki]];
+  for (uint32_t ki : g.keys) {
+    t.new_balance[ki] = primary.balance[t.accounts[ki]];
+    t.existed[ki] = t.exists[ki] = primary.open[t.accounts[ki]];
+  }
   if (--t.locks_pending > 0) {
     Group& next = t.groups[e.group + 1];
     next.lock_requested = true;
     Send(MsgType::kLockRequest, t.near, next.primary, e.tx, e.group + 1, false, {});
     return;
   }
-  // Bank transfer: a random amount from the first account, spread over the others.
-  if (t.accounts.size() < 2) {  // a one-key scenario transaction rewrites its value
-    Prepare(e.tx);
+  if (t.accounts.size() >= 2) Transfer(t);  // a one-key scenario transaction rewrites its value
+  Prepare(e.tx);
+}
+
+// The bank workload on the values read under the locks; money is never created or lost.
+// A closed account (deleted) is reopened (created) by the next transaction that touches
+// it, with money moved in from the others; otherwise, now and then (--close-rate), the
+// first account is closed, all its money moved out first; otherwise a random amount
+// moves from the first account to the others.
+void Cluster::Transfer(Tx& t) {
+  const size_t k = t.accounts.size();
+  size_t closed = 0, giver = k;
+  for (size_t i = 0; i < k; ++i) {
+    if (!t.existed[i]) {
+      ++closed;
+    } else if (giver == k) {
+      giver = i;
+    }
+  }
+  if (closed > 0) {
+    const int64_t have = giver == k ? 0 : t.new_balance[giver];
+    int64_t amount = have <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(have, 100)) + 1));
+    if (giver != k) t.new_balance[giver] -= amount;
+    size_t given = 0;
+    for (size_t i = 0; i < k; ++i) {
+      if (t.existed[i]) continue;
+      int64_t share = amount / static_cast<int64_t>(closed) + (given++ == 0 ? amount % static_cast<int64_t>(closed) : 0);
+      t.new_balance[i] = share;
+      t.exists[i] = 1;
+    }
     return;
   }
   int64_t from = t.new_balance[0];
   int64_t amount = from <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(from, 100)) + 1));
+  if (c_.close_rate > 0 && rng_.Unit() < c_.close_rate) {
+    amount = from;
+    t.exists[0] = 0;
+  }
   t.new_balance[0] -= amount;
-  const size_t others = t.accounts.size() - 1;
-  for (size_t i = 1; i < t.accounts.size(); ++i) {
+  const size_t others = k - 1;
+  for (size_t i = 1; i < k; ++i) {
     int64_t share = amount / static_cast<int64_t>(others) + (i == 1 ? amount % static_cast<int64_t>(others) : 0);
     t.new_balance[i] += share;
   }
-  Prepare(e.tx);
 }
 
 void Cluster::Prepare(uint32_t tx) {
@@ -1117,11 +1152,12 @@ void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, 
     std::string& v = value_scratch_[vi++];
     fmt::format_int f(t.new_balance[ki]);
     v.assign(f.data(), f.size());
+    if (!t.exists[ki]) v.clear();
     wal::DataEntry e;
     e.cache_id = kCacheId;
     e.partition = p;
     e.counter = t.counter[ki];
-    e.op = wal::EntryOp::kUpdate;
+    e.op = !t.exists[ki] ? wal::EntryOp::kDelete : t.existed[ki] ? wal::EntryOp::kUpdate : wal::EntryOp::kCreate;
     e.flags = primary ? wal::kEntryFlagPrimary : 0;
     e.xid = t.xid;
     e.write_version = TxId{t.topver, nodes_[g.primary].order, t.xid.order};
@@ -1132,7 +1168,8 @@ void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, 
     // receive two transactions on one key in either order).
     if (t.counter[ki] > node.key_counter[a]) {
       node.key_counter[a] = t.counter[ki];
-      node.balance[a] = t.new_balance[ki];
+      node.balance[a] = t.exists[ki] ? t.new_balance[ki] : 0;
+      node.open[a] = t.exists[ki];
     }
   }
   Log(n, d);

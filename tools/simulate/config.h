@@ -81,6 +81,7 @@ struct SimConfig {
   // The Start record is written this long after the atomic start (background step).
   double start_delay_us = 200;
   double lock_timeout_ms = 100;
+  double close_rate = 0.01;         // share of transfers that close (delete) their first account
   double rollback_rate = 0;         // share of 2PC transactions the near node rolls back
   double unknown_rate = 0;          // share of 2PC transactions one participant ends UNKNOWN
   std::vector<Fault> faults;        // crashes and joins, in the order given

@@ -1,0 +1,220 @@
+#include "recovery/restore_job.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "libwal/file_io.h"
+#include "recovery/partition_file.h"
+
+namespace recovery {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool Cancelled(const RestoreJob& job) { return job.cancel != nullptr && job.cancel->load(); }
+
+// Whether `dir` is an unfinished restore of ours: it holds the marker.
+bool Unfinished(const std::string& dir) {
+  std::error_code ec;
+  return fs::exists(fs::path(dir) / kIncompleteMarker, ec);
+}
+
+// Removes what a staging directory holds: the directory itself when it is OUT.partial,
+// its content when the restore writes into OUT in place.
+void Discard(const std::string& stage, bool in_place) {
+  std::error_code ec;
+  if (!in_place) {
+    fs::remove_all(stage, ec);
+    return;
+  }
+  for (const auto& e : fs::directory_iterator(stage, ec)) fs::remove_all(e.path(), ec);
+}
+
+// Chooses where to write and makes it ready, with the marker in it: `*stage` and
+// whether it is OUT itself.
+wal::Status Prepare(const std::string& out, std::string* stage, bool* in_place) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(out, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st)) return wal::Status::AlreadyExists(fmt::format("output \"{}\" exists and is not a directory", out));
+    if (!fs::is_empty(out, ec) && !Unfinished(out)) {
+      return wal::Status::AlreadyExists(fmt::format("output \"{}\" exists and is not an empty directory", out));
+    }
+    *stage = out;
+    *in_place = true;
+    Discard(out, true);
+  } else {
+    *stage = out + ".partial";
+    *in_place = false;
+    if (fs::exists(fs::symlink_status(*stage, ec))) {
+      if (!fs::is_directory(*stage, ec) || !Unfinished(*stage)) {
+        return wal::Status::InvalidArgument(fmt::format(
+            "\"{}\" exists and is not an unfinished restore of walcut's: move it away first", *stage));
+      }
+      fs::remove_all(*stage, ec);
+      if (ec) return wal::Status::IoError(fmt::format("cannot remove \"{}\": {}", *stage, ec.message()));
+    }
+    if (!fs::create_directory(*stage, ec) || ec) {
+      return wal::Status::IoError(fmt::format("cannot create \"{}\": {}", *stage, ec ? ec.message() : "it exists"));
+    }
+  }
+  WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(*stage + "/" + kIncompleteMarker, "a walcut restore is being written here\n"));
+  return wal::SyncDirectory(*stage);
+}
+
+// Writes one restored node's partition files into STAGE/NODE/data and records them in
+// `entry`.
+wal::Status WriteNode(const std::string& stage, NodeResult& r, ManifestNode* entry) {
+  const std::string node_dir = stage + "/" + r.node;
+  const std::string data = node_dir + "/data";
+  std::error_code ec;
+  fs::create_directories(data, ec);
+  if (ec) return wal::Status::IoError(fmt::format("cannot create \"{}\": {}", data, ec.message()));
+  entry->node = r.node;
+  entry->read_from = r.read_from;
+  entry->read_to = r.read_to;
+  entry->txs_applied = r.txs_applied;
+  entry->txs_skipped = r.txs_skipped;
+  entry->entries = r.entries;
+  entry->rollbacks_applied = r.rollbacks_applied;
+  entry->gaps_closed = r.gaps_closed;
+  for (const auto& pf : r.partitions) {
+    const std::string name = PartitionFileName(pf.cache_id, pf.partition);
+    const std::string bytes = EncodePartitionFile(pf);
+    WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(data + "/" + name, bytes));
+    entry->files.push_back({name, FileChecksum(bytes), pf.lwm, ContentHash(pf)});
+  }
+  WAL_RETURN_IF_ERROR(wal::SyncDirectory(data));
+  return wal::SyncDirectory(node_dir);
+}
+
+// Restores every node of the plan into the stage, `jobs` at a time; each node's data is
+// written and dropped as soon as it is restored.
+wal::Status RestoreNodes(const RestorePlan& plan, const RestoreJob& job, const std::string& stage,
+                         RestoreOutcome* out) {
+  const size_t n = plan.nodes.size();
+  out->manifest.nodes.resize(n);
+  out->partitions.assign(n, 0);
+  std::vector<wal::Status> status(n);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = std::min<size_t>(job.jobs != 0 ? job.jobs : cores, n);
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) {
+        if (Cancelled(job)) {
+          status[i] = wal::Status::Cancelled("restore interrupted");
+          continue;
+        }
+        auto r = RestoreNode(plan.nodes[i], job.progress);
+        if (!r.ok()) {
+          status[i] = r.status();
+          continue;
+        }
+        out->partitions[i] = r->partitions.size();
+        status[i] = WriteNode(stage, *r, &out->manifest.nodes[i]);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < n; ++i) {
+    if (!status[i].ok()) {
+      return wal::Status(status[i].code(),
+                         fmt::format("restore of {} failed: {}", plan.nodes[i].node, status[i].message()));
+    }
+  }
+  return Cancelled(job) ? wal::Status::Cancelled("restore interrupted") : wal::Status::Ok();
+}
+
+std::string ConflictLine(const Conflict& c) {
+  std::string nodes;
+  for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+  return fmt::format("{} cache {} partition {} [{}]: {}", c.kind, c.cache, c.partition, nodes, c.detail);
+}
+
+// Writes the side files, verifies the output as `walcut verify` would and, unless
+// forced, refuses it when anything is wrong.
+wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const RestoreJob& job,
+                 const std::string& stage, RestoreOutcome* out) {
+  RestoreManifest& m = out->manifest;
+  m.cut = plan.cut;
+  m.increment = plan.increment;
+  m.base = plan.base;
+  m.topology_version = plan.topology_version;
+  m.finish_ts = plan.finish_ts;
+  m.only_nodes = job.only_nodes;
+  WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(stage + "/" + cut::kClusterFileName, cut::EncodeClusterFile(cluster)));
+  const std::string manifest_path = stage + "/" + kManifestFileName;
+  WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(manifest_path, EncodeManifest(m)));
+  WAL_RETURN_IF_ERROR(wal::SyncDirectory(stage));
+  auto report = VerifyStaged(stage);
+  if (!report.ok()) return report.status();
+  if (report->conflicts.empty()) return wal::Status::Ok();
+  std::vector<std::string> lines;
+  for (const auto& c : report->conflicts) lines.push_back(ConflictLine(c));
+  if (!job.force) {
+    std::string shown;
+    for (size_t i = 0; i < lines.size() && i < 5; ++i) shown += (i ? "; " : "") + lines[i];
+    if (lines.size() > 5) shown += fmt::format("; and {} more", lines.size() - 5);
+    return wal::Status::Corruption(
+        fmt::format("the restored copies do not agree ({} conflict(s)): {}", lines.size(), shown));
+  }
+  out->conflicts = report->conflicts;
+  m.forced = true;
+  m.conflicts = std::move(lines);
+  return wal::WriteFileAtomically(manifest_path, EncodeManifest(m));
+}
+
+}  // namespace
+
+uint64_t EstimateReplayBytes(const RestorePlan& plan) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& n : plan.nodes) {
+    auto files = wal::ListSegments(n.node_dir + "/wal");
+    if (!files.ok()) continue;
+    for (const auto& f : *files) {
+      if (f.index < n.from.segment || f.index > n.finish.segment) continue;
+      uint64_t size = fs::file_size(f.path, ec);
+      if (ec) continue;
+      if (f.index == n.finish.segment) size = std::min<uint64_t>(size, n.finish.offset);
+      if (f.index == n.from.segment) size -= std::min<uint64_t>(size, n.from.offset);
+      total += size;
+    }
+  }
+  return total;
+}
+
+wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo& cluster,
+                                         const RestoreJob& job) {
+  std::string stage;
+  bool in_place = false;
+  WAL_RETURN_IF_ERROR(Prepare(job.out, &stage, &in_place));
+  RestoreOutcome out;
+  wal::Status s = RestoreNodes(plan, job, stage, &out);
+  if (s.ok()) s = Seal(plan, cluster, job, stage, &out);
+  if (s.ok() && Cancelled(job)) s = wal::Status::Cancelled("restore interrupted");
+  // Published: the marker goes, then (for OUT.partial) the rename.
+  if (s.ok() && ::unlink((stage + "/" + kIncompleteMarker).c_str()) != 0) {
+    s = wal::Status::IoError(fmt::format("cannot remove \"{}/{}\"", stage, kIncompleteMarker));
+  }
+  if (s.ok()) s = wal::SyncDirectory(stage);
+  if (s.ok() && !in_place) {
+    std::error_code ec;
+    fs::rename(stage, job.out, ec);
+    if (ec) s = wal::Status::IoError(fmt::format("cannot rename \"{}\" to \"{}\": {}", stage, job.out, ec.message()));
+    if (s.ok()) s = wal::SyncDirectory(wal::ParentOf(job.out));
+  }
+  if (!s.ok()) {
+    Discard(stage, in_place);
+    return s;
+  }
+  return out;
+}
+
+}  // namespace recovery

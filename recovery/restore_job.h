@@ -1,0 +1,54 @@
+// Writing a restore out: every node of a plan restored (nodes in parallel, each written
+// as soon as it is done), the partition files, cluster.json and restore.json, all
+// fsynced; the output verified as `walcut verify` would, and refused when its copies
+// disagree; and published so that an interrupted restore never leaves output that looks
+// complete, and a rerun succeeds.
+//
+// Publication. When OUT does not exist, everything is written into OUT.partial, which
+// is renamed to OUT at the end (then OUT's parent directory is fsynced). When OUT is an
+// empty directory (a fresh mount point cannot be renamed onto), the restore writes into
+// it in place. Either way the staging directory holds the marker file
+// .walcut-restore-incomplete from its first write until the very last step, so a
+// directory that has it is unfinished: verify refuses it, and a rerun clears it.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "libcut/cluster_file.h"
+#include "recovery/manifest_file.h"
+#include "recovery/restore.h"
+#include "recovery/verify.h"
+
+namespace recovery {
+
+inline constexpr const char* kIncompleteMarker = ".walcut-restore-incomplete";
+
+struct RestoreJob {
+  std::string out;
+  unsigned jobs = 0;                      // nodes restored at once; 0: one per core
+  bool force = false;                     // keep output whose copies disagree, marked so
+  std::vector<std::string> only_nodes;    // the plan's nodes, when limited by the user
+  ProgressFn progress;
+  const std::atomic<bool>* cancel = nullptr;  // set: stop, remove the output, kCancelled
+};
+
+struct RestoreOutcome {
+  RestoreManifest manifest;
+  std::vector<size_t> partitions;         // per node of the manifest: partition files written
+  std::vector<Conflict> conflicts;        // what verify found (only with force)
+};
+
+// kAlreadyExists for an OUT that exists and is neither an empty directory nor an
+// unfinished restore; kInvalidArgument for an OUT.partial that walcut did not make;
+// a node's replay error; kCorruption listing the partitions whose copies disagree;
+// kIoError; kCancelled. On any of them, nothing of the output is left.
+wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo& cluster,
+                                         const RestoreJob& job);
+
+// The WAL bytes the plan replays, from the sizes of its segment files (a compressed file
+// counts by its size on disk: an estimate, for progress).
+uint64_t EstimateReplayBytes(const RestorePlan& plan);
+
+}  // namespace recovery

@@ -1,0 +1,42 @@
+#include "recovery/snapshot_file.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "libcut/json_doc.h"
+
+namespace recovery {
+
+std::string EncodeSnapshotFile(const SnapshotMeta& meta) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = 1;
+  doc["name"] = meta.name;
+  doc["node"] = meta.node;
+  doc["pointer"] = meta.pointer.ToString();
+  doc["topology_version"] = meta.topology_version;
+  doc["timestamp"] = meta.timestamp;
+  return cut::SealJson(std::move(doc));
+}
+
+wal::Result<SnapshotMeta> ReadSnapshotFile(const std::string& dir) {
+  const std::string path = dir + "/" + kSnapshotFileName;
+  auto doc = cut::ReadJsonFile(path, 1 << 20);
+  if (!doc.ok()) return doc.status();
+  WAL_RETURN_IF_ERROR(cut::CheckJsonSeal(&*doc, path));
+  try {
+    cut::JsonObject o(*doc, "");
+    if (o.Uint("schema") != 1) throw cut::JsonFieldError("schema: not 1");
+    SnapshotMeta m;
+    m.name = o.String("name", 255);
+    if (!cut::IsSafeName(m.name)) throw cut::JsonFieldError(fmt::format("name: \"{}\" cannot be a snapshot name", m.name));
+    m.node = o.String("node", 255);
+    m.pointer = o.Pointer("pointer");
+    m.topology_version = static_cast<uint32_t>(o.Uint("topology_version", UINT32_MAX));
+    m.timestamp = o.Uint("timestamp");
+    return m;
+  } catch (const cut::JsonFieldError& e) {
+    return wal::Status::Corruption(fmt::format("\"{}\": {}", path, e.what()));
+  }
+}
+
+}  // namespace recovery
