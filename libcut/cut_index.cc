@@ -181,6 +181,7 @@ class IndexBuilder {
   }
 
   void OnIssue(const wal::Issue& issue) {
+    if (issue.kind == wal::IssueKind::kTornTail) index_->torn_tail = issue.ToString();
     if (!issue.IsError()) return;
     AddError(wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, issue.ToString());
     // Past a gap in what was read, transactions are no longer seen whole: their order
@@ -607,6 +608,7 @@ NodeIndex WithoutCuts(const NodeIndex& index, bool errors) {
   if (errors) {
     p.read_errors = index.read_errors;
     p.read_error_at = index.read_error_at;
+    p.torn_tail = index.torn_tail;
   }
   p.open_error = index.open_error;
   p.begin = index.begin;

@@ -79,6 +79,7 @@ struct NodeIndex {
   std::vector<std::string> read_errors;
   std::vector<wal::Pointer> read_error_at;  // where each of them is (not in summaries)
   std::string open_error;            // set when the WAL could not be opened at all
+  std::string torn_tail;             // the torn tail its last segment ends in, if any (not an error)
   wal::Pointer begin;                // the first record read (when records > 0)
   wal::Pointer end;                  // just past the last record read
   uint64_t last_ts = 0;              // the latest timestamp among the records read

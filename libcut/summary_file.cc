@@ -2,25 +2,19 @@
 
 #include "libcut/tx_table.h"
 
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "libcut/json_doc.h"
+#include "libwal/format.h"
 
 namespace cut {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-wal::Pointer ParsePtr(const Json& j) {
-  auto p = wal::Pointer::Parse(j.get<std::string>());
-  if (!p) throw std::runtime_error("bad pointer " + j.get<std::string>());
-  return *p;
-}
-
-wal::TxId ParseTx(const Json& j) {
-  auto t = wal::TxId::Parse(j.get<std::string>());
-  if (!t) throw std::runtime_error("bad transaction id " + j.get<std::string>());
-  return *t;
-}
 
 Json TxList(const std::vector<wal::TxId>& v) {
   Json a = Json::array();
@@ -42,6 +36,7 @@ std::string EncodeSummary(const NodeIndex& n) {
   j["begin"] = n.begin.ToString();
   j["last_ts"] = n.last_ts;
   j["read_errors"] = n.read_errors;
+  if (!n.torn_tail.empty()) j["torn_tail"] = n.torn_tail;
   Json snaps = Json::array();
   for (const auto& s : n.snapshots) snaps.push_back({{"name", s.name}, {"at", s.at.ToString()}, {"timestamp", s.timestamp}});
   j["snapshots"] = snaps;
@@ -81,66 +76,127 @@ std::string EncodeSummary(const NodeIndex& n) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+Side ParseSide(const nlohmann::json& j, const std::string& where) {
+  const std::string s = JsonString(j, where, 1);
+  if (s == "B") return Side::kBefore;
+  if (s == "A") return Side::kAfter;
+  throw JsonFieldError(fmt::format("{}: \"{}\", expected \"B\" or \"A\"", where, s));
+}
+
+wal::Pointer ParsePointer(const nlohmann::json& j, const std::string& where) {
+  auto p = wal::Pointer::Parse(JsonString(j, where, 64));
+  if (!p) throw JsonFieldError(fmt::format("{}: not a pointer SEG:OFF", where));
+  return *p;
+}
+
+wal::TxId ParseTxId(const nlohmann::json& j, const std::string& where) {
+  auto t = wal::TxId::Parse(JsonString(j, where, 64));
+  if (!t) throw JsonFieldError(fmt::format("{}: not a transaction id T.N.O", where));
+  return *t;
+}
+
+std::vector<wal::TxId> ParseTxList(const JsonObject& o, const char* key) {
+  std::vector<wal::TxId> out;
+  const auto& a = o.Array(key);
+  out.reserve(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(ParseTxId(a[i], fmt::format("{}[{}]", o.Where(key), i)));
+  return out;
+}
+
+CutOnNode ParseCut(const JsonObject& o) {
+  CutOnNode c;
+  c.id = o.Uuid("id");
+  c.has_start = !o.At("start").is_null();
+  if (c.has_start) c.start = o.Pointer("start");
+  c.has_finish = !o.At("finish").is_null();
+  if (c.has_finish) c.finish = o.Pointer("finish");
+  c.topology_version = static_cast<uint32_t>(o.Uint("topology_version", UINT32_MAX));
+  c.start_ts = o.Uint("start_ts");
+  c.finish_ts = o.Uint("finish_ts");
+  c.base = o.String("base", wal::kMaxSnapshotNameSize);
+  c.before = ParseTxList(o, "before");
+  c.after = ParseTxList(o, "after");
+  const auto& txs = o.Array("txs");
+  c.txs.reserve(txs.size());
+  for (size_t k = 0; k < txs.size(); ++k) {
+    const std::string where = fmt::format("{}[{}]", o.Where("txs"), k);
+    const auto& t = txs[k];
+    if (!t.is_array() || t.size() != 4) throw JsonFieldError(where + ": expected [tx, side, commit, participants]");
+    TxSide s;
+    s.xid = ParseTxId(t[0], where);
+    s.side = ParseSide(t[1], where);
+    s.commit = ParsePointer(t[2], where);
+    s.hash = HashTxId(s.xid);
+    if (!t[3].is_array() || t[3].size() > 65535) throw JsonFieldError(where + ": participants: expected an array");
+    std::vector<uint16_t> nodes;
+    for (const auto& n : t[3]) nodes.push_back(static_cast<uint16_t>(JsonUint(n, where + ": participants", 65535)));
+    if (!nodes.empty()) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), std::move(nodes)});
+    c.txs.push_back(s);
+  }
+  const auto& problems = o.Array("problems");
+  for (size_t k = 0; k < problems.size(); ++k) {
+    JsonObject p(problems[k], fmt::format("{}[{}]", o.Where("problems"), k));
+    LocalProblem lp;
+    lp.kind = p.String("kind", 64);
+    if (!p.At("tx").is_null()) lp.xid = p.TxId("tx");
+    lp.at = p.Pointer("at");
+    lp.detail = p.String("detail", 1 << 16);
+    c.problems.push_back(std::move(lp));
+  }
+  if (!o.At("unverifiable").is_null()) c.unverifiable = o.String("unverifiable", 1 << 16);
+  // Shapes a node's reading never gives.
+  if (!c.has_start && !c.has_finish) throw JsonFieldError(fmt::format("{}: neither a Start nor a Finish record", o.Where("id")));
+  return c;
+}
+
+NodeIndex ParseSummary(const nlohmann::json& doc) {
+  JsonObject j(doc, "");
+  if (j.String("kind", 64) != "walcut-node-summary" || j.Uint("schema") != 1) {
+    throw JsonFieldError("not a walcut node summary (schema 1)");
+  }
+  NodeIndex n;
+  n.node = j.String("node", 255);
+  if (!IsSafeName(n.node)) throw JsonFieldError(fmt::format("node: \"{}\" cannot be a node name", n.node));
+  n.node_id = j.Uuid("node_id");
+  n.order = static_cast<uint16_t>(j.Uint("order", 65535));
+  n.end = j.Pointer("end");
+  n.records = j.Uint("records");
+  // Absent from the summaries of earlier versions: unknown, so never "before" anything.
+  n.begin = j.Has("begin") ? j.Pointer("begin") : wal::Pointer{};
+  n.last_ts = j.Has("last_ts") ? j.Uint("last_ts") : UINT64_MAX;
+  const auto& errors = j.Array("read_errors");
+  for (size_t i = 0; i < errors.size(); ++i) n.read_errors.push_back(JsonString(errors[i], fmt::format("read_errors[{}]", i), 1 << 16));
+  const auto& snaps = j.Array("snapshots");
+  for (size_t i = 0; i < snaps.size(); ++i) {
+    JsonObject s(snaps[i], fmt::format("snapshots[{}]", i));
+    n.snapshots.push_back({s.String("name", wal::kMaxSnapshotNameSize), s.Pointer("at"), s.Uint("timestamp")});
+  }
+  std::set<wal::Uuid> ids;
+  const auto& cuts = j.Array("cuts");
+  for (size_t i = 0; i < cuts.size(); ++i) {
+    const std::string where = fmt::format("cuts[{}]", i);
+    CutOnNode c = ParseCut(JsonObject(cuts[i], where));
+    if (!ids.insert(c.id).second) throw JsonFieldError(fmt::format("{}: cut {} is listed twice", where, c.id.ToString()));
+    if (c.has_start && c.has_finish && c.finish < c.start &&
+        std::none_of(c.problems.begin(), c.problems.end(), [](const LocalProblem& p) { return p.kind == "finish-before-start"; })) {
+      throw JsonFieldError(fmt::format("{}: its Finish record precedes its Start record, and no problem says so", where));
+    }
+    n.cuts.push_back(std::move(c));
+  }
+  return n;
+}
+
+}  // namespace
+
 wal::Result<NodeIndex> DecodeSummary(const std::string& text, const std::string& origin) {
-  auto j = Json::parse(text, nullptr, false);
-  if (j.is_discarded()) return wal::Status::Corruption(fmt::format("\"{}\": not JSON", origin));
+  auto doc = ParseJson(text, origin);
+  if (!doc.ok()) return doc.status();
   try {
-    if (j.value("kind", "") != "walcut-node-summary" || j.value("schema", 0) != 1) {
-      return wal::Status::Corruption(fmt::format("\"{}\": not a walcut node summary (schema 1)", origin));
-    }
-    NodeIndex n;
-    n.node = j.at("node").get<std::string>();
-    auto id = wal::Uuid::Parse(j.at("node_id").get<std::string>());
-    if (id) n.node_id = *id;
-    n.order = j.at("order").get<uint16_t>();
-    n.end = ParsePtr(j.at("end"));
-    n.records = j.at("records").get<uint64_t>();
-    // Absent from the summaries of earlier versions: unknown, so never "before" anything.
-    n.begin = j.contains("begin") ? ParsePtr(j.at("begin")) : wal::Pointer{};
-    n.last_ts = j.contains("last_ts") ? j.at("last_ts").get<uint64_t>() : UINT64_MAX;
-    n.read_errors = j.at("read_errors").get<std::vector<std::string>>();
-    for (const auto& s : j.at("snapshots")) {
-      n.snapshots.push_back({s.at("name").get<std::string>(), ParsePtr(s.at("at")), s.at("timestamp").get<uint64_t>()});
-    }
-    for (const auto& cj : j.at("cuts")) {
-      CutOnNode c;
-      auto cid = wal::Uuid::Parse(cj.at("id").get<std::string>());
-      if (!cid) throw std::runtime_error("bad cut id");
-      c.id = *cid;
-      c.has_start = !cj.at("start").is_null();
-      if (c.has_start) c.start = ParsePtr(cj.at("start"));
-      c.has_finish = !cj.at("finish").is_null();
-      if (c.has_finish) c.finish = ParsePtr(cj.at("finish"));
-      c.topology_version = cj.at("topology_version").get<uint32_t>();
-      c.start_ts = cj.at("start_ts").get<uint64_t>();
-      c.finish_ts = cj.at("finish_ts").get<uint64_t>();
-      c.base = cj.at("base").get<std::string>();
-      for (const auto& t : cj.at("before")) c.before.push_back(ParseTx(t));
-      for (const auto& t : cj.at("after")) c.after.push_back(ParseTx(t));
-      for (const auto& t : cj.at("txs")) {
-        TxSide s;
-        s.xid = ParseTx(t.at(0));
-        s.side = t.at(1).get<std::string>() == "B" ? Side::kBefore : Side::kAfter;
-        s.commit = ParsePtr(t.at(2));
-        s.hash = HashTxId(s.xid);
-        auto nodes = t.at(3).get<std::vector<uint16_t>>();
-        if (!nodes.empty()) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), std::move(nodes)});
-        c.txs.push_back(s);
-      }
-      for (const auto& p : cj.at("problems")) {
-        LocalProblem lp;
-        lp.kind = p.at("kind").get<std::string>();
-        if (!p.at("tx").is_null()) lp.xid = ParseTx(p.at("tx"));
-        lp.at = ParsePtr(p.at("at"));
-        lp.detail = p.at("detail").get<std::string>();
-        c.problems.push_back(std::move(lp));
-      }
-      if (!cj.at("unverifiable").is_null()) c.unverifiable = cj.at("unverifiable").get<std::string>();
-      n.cuts.push_back(std::move(c));
-    }
-    return n;
-  } catch (const std::exception& e) {
-    return wal::Status::Corruption(fmt::format("\"{}\": malformed summary: {}", origin, e.what()));
+    return ParseSummary(*doc);
+  } catch (const JsonFieldError& e) {
+    return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, e.what()));
   }
 }
 

@@ -28,6 +28,16 @@ inline constexpr size_t kHeaderPayloadSize = 8 + 4 + 8 + 16 + 2;
 inline constexpr uint64_t kSegmentMagic = 0xB0D045ACE7ED045AULL;
 inline constexpr uint32_t kFormatVersion = 1;
 
+// Partition update counters are Java longs in the systems this format follows: every
+// counter, range start and range end in a record is at most this, so that no counter
+// arithmetic can overflow. A DATA entry's counter is at least 1; a range holds at least
+// one counter.
+inline constexpr uint64_t kMaxCounter = (uint64_t{1} << 63) - 1;
+
+// A snapshot's name names a directory: 1 to this many bytes, no '/', no NUL, not "." or
+// "..".
+inline constexpr size_t kMaxSnapshotNameSize = 255;
+
 // The checksum seed binds a frame to its address, so a frame copied to another place
 // (a stale block, a duplicated record, a segment renamed) does not verify there.
 inline constexpr uint64_t FrameSeed(uint64_t segment, uint32_t offset) {

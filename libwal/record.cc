@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "libwal/coding.h"
+#include "libwal/format.h"
 
 namespace wal {
 namespace {
@@ -68,6 +69,15 @@ bool GetTxIdList(Decoder* d, std::vector<TxId>* out) {
   return true;
 }
 
+// A range (start, start + delta] of counters inside [1, kMaxCounter].
+bool SoundRange(uint64_t start, uint64_t delta) { return delta >= 1 && start <= kMaxCounter && delta <= kMaxCounter - start; }
+bool SoundCounter(uint64_t c) { return c >= 1 && c <= kMaxCounter; }
+
+bool SoundSnapshotName(std::string_view n) {
+  if (n.empty() || n.size() > kMaxSnapshotNameSize || n == "." || n == "..") return false;
+  return n.find('/') == std::string_view::npos && n.find('\0') == std::string_view::npos;
+}
+
 Status Malformed(uint8_t type, const Decoder& d, const char* what) {
   return Status::Corruption(fmt::format("{} payload: {} at payload byte {}", RecordTypeName(type),
                                         what, d.position()));
@@ -112,6 +122,7 @@ Status DecodeTx(Decoder* d, TxRecord* r) {
           d->GetFixed64(&c.delta))) {
       return Malformed(0, *d, "short");
     }
+    if (!SoundRange(c.start, c.delta)) return Malformed(0, *d, "counter range out of bounds");
   }
   return Status::Ok();
 }
@@ -128,6 +139,7 @@ Status DecodeData(Decoder* d, DataRecord* r) {
           d->GetFixed64(&e.counter) && d->GetFixed8(&op))) {
       return Malformed(70, *d, "short entry");
     }
+    if (!SoundCounter(e.counter)) return Malformed(70, *d, "counter out of bounds");
     if (op < 1 || op > 3) return Malformed(70, *d, "invalid entry operation");
     e.op = static_cast<EntryOp>(op);
     if (!d->GetFixed8(&e.flags)) return Malformed(70, *d, "short entry");
@@ -298,6 +310,9 @@ bool ViewTx(std::string_view payload, TxView* r) {
   p += 2;
   if (static_cast<size_t>(end - p) != size_t{r->counter_count} * 24) return false;
   r->counters = std::string_view(p, static_cast<size_t>(end - p));
+  for (const char* c = p; c < end; c += 24) {
+    if (!SoundRange(DecodeFixed64(c + 8), DecodeFixed64(c + 16))) return false;
+  }
   return true;
 }
 
@@ -314,7 +329,7 @@ bool ViewData(std::string_view payload, DataView* r) {
     if (static_cast<size_t>(end - p) < kFixed + 4) return false;
     const auto op = static_cast<uint8_t>(p[16]);
     const auto flags = static_cast<uint8_t>(p[17]);
-    if (op < 1 || op > 3 || (flags & ~kEntryFlagPrimary) != 0) return false;
+    if (!SoundCounter(DecodeFixed64(p + 8)) || op < 1 || op > 3 || (flags & ~kEntryFlagPrimary) != 0) return false;
     p += kFixed;
     const size_t key = DecodeFixed32(p);
     p += 4;
@@ -368,12 +383,16 @@ Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out) {
       if (!(d.GetFixed32(&r.cache_id) && d.GetFixed32(&r.partition) && d.GetFixed64(&r.start) &&
             d.GetFixed64(&r.range))) {
         s = Malformed(type, d, "short");
+      } else if (!SoundRange(r.start, r.range)) {
+        s = Malformed(type, d, "counter range out of bounds");
       }
       break;
     }
     case RecordType::kClusterSnapshot:
       if (!(d.GetFixed64(&out->snapshot.timestamp) && d.GetBytes(&out->snapshot.name))) {
         s = Malformed(type, d, "short");
+      } else if (!SoundSnapshotName(out->snapshot.name)) {
+        s = Malformed(type, d, "snapshot name not 1 to 255 bytes, or with '/' or NUL, or . or ..");
       }
       break;
     case RecordType::kCutStart: {

@@ -240,6 +240,25 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
     EndSegment();
     return;
   }
+  // A crash during a write leaves the record being written cut short, the rest of its
+  // page zero: the file ends at a page (4 KiB) boundary, and the zeros that run to it
+  // begin inside this frame. That is the end of the WAL, as PostgreSQL reads it, not
+  // damage: a torn tail.
+  if (last && data.size() % 4096 == 0 && rest.size() >= 1) {
+    size_t zeros_from = data.size();
+    while (zeros_from > pos_ && data[zeros_from - 1] == 0) --zeros_from;
+    const size_t extent = status == FrameStatus::kBadLength || rest.size() < kFrameHeaderSize
+                              ? kFrameHeaderSize
+                              : kFrameOverhead + DecodeFixed32(rest.data());
+    if (zeros_from < data.size() && zeros_from > pos_ && zeros_from - pos_ < extent) {
+      Report(MakeIssue(IssueKind::kTornTail, pos_,
+                       fmt::format("last record cut short by a crash: {} of its bytes written, then zeros to the "
+                                   "end of the page",
+                                   zeros_from - pos_)));
+      EndSegment();
+      return;
+    }
+  }
   // A crash can leave the end of the last segment unwritten (zeros past the last full
   // record, or a final frame whose closing bytes never reached the disk).
   if (last && pos_ != 0 && AllZero(rest)) {

@@ -64,6 +64,26 @@ Status CompressSegmentFile(const std::string& path) {
 
 void WalWriter::SetFaultAfterBytes(int64_t bytes) { g_fault_budget = bytes; }
 
+namespace {
+
+// Saves the bytes of a torn tail beside the WAL as torn-SEG-OFF.bin before they are cut
+// off, without ever replacing a tail saved before: a run interrupted while appending
+// leaves its own partial record at the same place, and the rerun must keep the first
+// file (the node's bytes). Equal bytes are saved already; other bytes go to
+// torn-SEG-OFF.N.bin, the first N free.
+Status SaveTornTail(const std::string& wal_dir, uint64_t segment, uint64_t offset, std::string_view tail) {
+  const std::string stem = (std::filesystem::path(wal_dir) / fmt::format("torn-{:016}-{}", segment, offset)).string();
+  for (int n = 0; n < 1000; ++n) {
+    const std::string path = n == 0 ? stem + ".bin" : fmt::format("{}.{}.bin", stem, n);
+    auto have = ReadFileToString(path, tail.size() + 1);
+    if (have.ok() && *have == tail) return Status::Ok();
+    if (!have.ok() && have.status().code() == StatusCode::kNotFound) return WriteFileAtomically(path, tail);
+  }
+  return Status::AlreadyExists(fmt::format("\"{}.bin\": too many saved tails", stem));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<WalWriter>> WalWriter::OpenForAppend(const std::string& wal_dir,
                                                             WriterOptions options) {
   auto files = ListSegments(wal_dir);
@@ -104,8 +124,7 @@ Result<std::unique_ptr<WalWriter>> WalWriter::OpenForAppend(const std::string& w
       SegmentFile f = last;
       auto bytes = SegmentBytes::Load(f);
       if (!bytes.ok()) return bytes.status();
-      std::string saved = (std::filesystem::path(wal_dir) / fmt::format("torn-{:016}-0.bin", last.index)).string();
-      WAL_RETURN_IF_ERROR(WriteFileAtomically(saved, bytes->bytes()));
+      WAL_RETURN_IF_ERROR(SaveTornTail(wal_dir, last.index, 0, bytes->bytes()));
     }
     if (::unlink(path.c_str()) != 0) return Errno("remove", path);
     WAL_RETURN_IF_ERROR(w->OpenSegment(last.index));
@@ -116,7 +135,7 @@ Result<std::unique_ptr<WalWriter>> WalWriter::OpenForAppend(const std::string& w
   }
   if (size > end.offset) {
     // A torn tail: keep its bytes, then cut it off. If we die between the two steps the
-    // next run finds the same tail and saves it again (same name, same bytes).
+    // next run finds the same tail and finds it saved already.
     std::string tail;
     {
       SegmentFile f = last;
@@ -124,9 +143,7 @@ Result<std::unique_ptr<WalWriter>> WalWriter::OpenForAppend(const std::string& w
       if (!bytes.ok()) return bytes.status();
       tail.assign(bytes->bytes().substr(end.offset));
     }
-    std::string saved = (std::filesystem::path(wal_dir) /
-                         fmt::format("torn-{:016}-{}.bin", last.index, end.offset)).string();
-    WAL_RETURN_IF_ERROR(WriteFileAtomically(saved, tail));
+    WAL_RETURN_IF_ERROR(SaveTornTail(wal_dir, last.index, end.offset, tail));
     if (::truncate(path.c_str(), static_cast<off_t>(end.offset)) != 0) return Errno("truncate", path);
   }
   w->path_ = path;

@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "libcut/json_doc.h"
 #include "libwal/file_io.h"
+#include "libwal/staged_output.h"
 #include "recovery/partition_file.h"
 
 namespace recovery {
@@ -16,55 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 bool Cancelled(const RestoreJob& job) { return job.cancel != nullptr && job.cancel->load(); }
-
-// Whether `dir` is an unfinished restore of ours: it holds the marker.
-bool Unfinished(const std::string& dir) {
-  std::error_code ec;
-  return fs::exists(fs::path(dir) / kIncompleteMarker, ec);
-}
-
-// Removes what a staging directory holds: the directory itself when it is OUT.partial,
-// its content when the restore writes into OUT in place.
-void Discard(const std::string& stage, bool in_place) {
-  std::error_code ec;
-  if (!in_place) {
-    fs::remove_all(stage, ec);
-    return;
-  }
-  for (const auto& e : fs::directory_iterator(stage, ec)) fs::remove_all(e.path(), ec);
-}
-
-// Chooses where to write and makes it ready, with the marker in it: `*stage` and
-// whether it is OUT itself.
-wal::Status Prepare(const std::string& out, std::string* stage, bool* in_place) {
-  std::error_code ec;
-  const fs::file_status st = fs::symlink_status(out, ec);
-  if (fs::exists(st)) {
-    if (!fs::is_directory(st)) return wal::Status::AlreadyExists(fmt::format("output \"{}\" exists and is not a directory", out));
-    if (!fs::is_empty(out, ec) && !Unfinished(out)) {
-      return wal::Status::AlreadyExists(fmt::format("output \"{}\" exists and is not an empty directory", out));
-    }
-    *stage = out;
-    *in_place = true;
-    Discard(out, true);
-  } else {
-    *stage = out + ".partial";
-    *in_place = false;
-    if (fs::exists(fs::symlink_status(*stage, ec))) {
-      if (!fs::is_directory(*stage, ec) || !Unfinished(*stage)) {
-        return wal::Status::InvalidArgument(fmt::format(
-            "\"{}\" exists and is not an unfinished restore of walcut's: move it away first", *stage));
-      }
-      fs::remove_all(*stage, ec);
-      if (ec) return wal::Status::IoError(fmt::format("cannot remove \"{}\": {}", *stage, ec.message()));
-    }
-    if (!fs::create_directory(*stage, ec) || ec) {
-      return wal::Status::IoError(fmt::format("cannot create \"{}\": {}", *stage, ec ? ec.message() : "it exists"));
-    }
-  }
-  WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(*stage + "/" + kIncompleteMarker, "a walcut restore is being written here\n"));
-  return wal::SyncDirectory(*stage);
-}
 
 // Writes one restored node's partition files into STAGE/NODE/data and records them in
 // `entry`.
@@ -192,28 +145,21 @@ uint64_t EstimateReplayBytes(const RestorePlan& plan) {
 
 wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo& cluster,
                                          const RestoreJob& job) {
-  std::string stage;
-  bool in_place = false;
-  WAL_RETURN_IF_ERROR(Prepare(job.out, &stage, &in_place));
+  // Every path written is OUT/<node>/data/<partition file>: each node name must be one
+  // path component, or a name such as "../x" would write outside OUT.
+  for (const auto& n : plan.nodes) {
+    if (!cut::IsSafeName(n.node)) {
+      return wal::Status::InvalidArgument(fmt::format("\"{}\" cannot be a node's directory name", n.node));
+    }
+  }
+  auto staged = wal::StagedOutput::Begin(job.out);
+  if (!staged.ok()) return staged.status();
   RestoreOutcome out;
-  wal::Status s = RestoreNodes(plan, job, stage, &out);
-  if (s.ok()) s = Seal(plan, cluster, job, stage, &out);
+  wal::Status s = RestoreNodes(plan, job, staged->dir(), &out);
+  if (s.ok()) s = Seal(plan, cluster, job, staged->dir(), &out);
   if (s.ok() && Cancelled(job)) s = wal::Status::Cancelled("restore interrupted");
-  // Published: the marker goes, then (for OUT.partial) the rename.
-  if (s.ok() && ::unlink((stage + "/" + kIncompleteMarker).c_str()) != 0) {
-    s = wal::Status::IoError(fmt::format("cannot remove \"{}/{}\"", stage, kIncompleteMarker));
-  }
-  if (s.ok()) s = wal::SyncDirectory(stage);
-  if (s.ok() && !in_place) {
-    std::error_code ec;
-    fs::rename(stage, job.out, ec);
-    if (ec) s = wal::Status::IoError(fmt::format("cannot rename \"{}\" to \"{}\": {}", stage, job.out, ec.message()));
-    if (s.ok()) s = wal::SyncDirectory(wal::ParentOf(job.out));
-  }
-  if (!s.ok()) {
-    Discard(stage, in_place);
-    return s;
-  }
+  if (s.ok()) s = staged->Publish();
+  if (!s.ok()) return s;  // what was written goes with `staged`
   return out;
 }
 

@@ -4,12 +4,8 @@
 // disagree; and published so that an interrupted restore never leaves output that looks
 // complete, and a rerun succeeds.
 //
-// Publication. When OUT does not exist, everything is written into OUT.partial, which
-// is renamed to OUT at the end (then OUT's parent directory is fsynced). When OUT is an
-// empty directory (a fresh mount point cannot be renamed onto), the restore writes into
-// it in place. Either way the staging directory holds the marker file
-// .walcut-restore-incomplete from its first write until the very last step, so a
-// directory that has it is unfinished: verify refuses it, and a rerun clears it.
+// Publication is wal::StagedOutput's: OUT.partial renamed to OUT, or an empty OUT written
+// in place, with a marker file while unfinished.
 #pragma once
 
 #include <atomic>
@@ -22,8 +18,6 @@
 #include "recovery/verify.h"
 
 namespace recovery {
-
-inline constexpr const char* kIncompleteMarker = ".walcut-restore-incomplete";
 
 struct RestoreJob {
   std::string out;

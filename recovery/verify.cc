@@ -11,7 +11,7 @@
 #include "libwal/file_io.h"
 #include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
-#include "recovery/restore_job.h"
+#include "libwal/staged_output.h"
 
 namespace recovery {
 namespace fs = std::filesystem;
@@ -127,10 +127,9 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
 }  // namespace
 
 wal::Result<VerifyReport> VerifyDirectory(const std::string& dir) {
-  std::error_code ec;
-  if (fs::exists(fs::path(dir) / kIncompleteMarker, ec)) {
-    return wal::Status::Corruption(fmt::format(
-        "\"{}\" is an unfinished restore ({} is there): restore again into it, or remove it", dir, kIncompleteMarker));
+  if (wal::IsUnfinishedOutput(dir)) {
+    return wal::Status::Corruption(fmt::format("\"{}\" is unfinished ({} is there): write it again, or remove it", dir,
+                                               wal::kIncompleteMarker));
   }
   return VerifyStaged(dir);
 }

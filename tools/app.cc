@@ -1,5 +1,6 @@
 #include "tools/app.h"
 
+#include <algorithm>
 #include <exception>
 
 #include <CLI/CLI.hpp>
@@ -20,13 +21,19 @@ int Exit(CLI::App& app, const CLI::Error& e, Output& output) {
   return rc;
 }
 
+bool HasSubcommand(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() == name) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-int RunWalcut(const std::vector<std::string>& args, Output& output,
-              const std::atomic<bool>* stop) {
+int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* interrupt) {
   CommandContext ctx;
   ctx.output = &output;
-  ctx.stop = stop;
+  ctx.interrupt = interrupt;
   CLI::App app{"walcut: write-ahead log toolkit for partitioned, replicated, transactional "
                "key-value stores"};
   app.name("walcut");
@@ -43,7 +50,25 @@ int RunWalcut(const std::vector<std::string>& args, Output& output,
   RegisterData(app, ctx);
   RegisterCompletion(app, ctx);
 
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  std::vector<std::string> given = args;
+  // The first word that is not an option names the command; name an unknown one as such
+  // (not "a subcommand is required", nor the main help of `walcut bogus --help`).
+  if (!given.empty() && !given[0].empty() && given[0][0] != '-') {
+    if (given[0] == "help") {
+      // `walcut help [COMMAND]` is `walcut [COMMAND] --help`.
+      given.erase(given.begin());
+      given.resize(std::min<size_t>(given.size(), 1));
+      given.push_back("--help");
+    }
+    if (!given.empty() && given[0] != "--help" && !HasSubcommand(app, given[0])) {
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+      output.Error("unknown command \"{}\"", given[0]);
+      output.Hint("the commands are {}, and help", names);
+      return kExitUsage;
+    }
+  }
+  std::vector<std::string> reversed(given.rbegin(), given.rend());
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {

@@ -10,7 +10,17 @@
 
 namespace tools {
 
-int RunWalcut(const std::vector<std::string>& args, Output& output,
-              const std::atomic<bool>* stop = nullptr);
+// SIGINT and SIGTERM. A command that writes what must not be left half done (restore,
+// simulate, gaps --close, dump --follow) declares itself `cancellable` when it starts:
+// a signal then sets `stop`, and the command removes what it was writing and returns
+// kExitInterrupted. Any other command is stopped by the signal at once (it writes
+// nothing that needs undoing). `signal` is the signal received, for the exit status.
+struct Interrupt {
+  std::atomic<bool> stop{false};
+  std::atomic<int> signal{0};
+  std::atomic<bool> cancellable{false};
+};
+
+int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* interrupt = nullptr);
 
 }  // namespace tools

@@ -21,8 +21,8 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
   sub->add_option("--cut", *cut, "With --svg: the cut to draw (default: the latest consistent cut)");
   sub->add_option("--axis", *axis, "With --svg: x axis by simulated time or by WAL order (offset)")
       ->check(CLI::IsMember({"time", "offset"}));
-  sub->add_option("--from", *from, "With --svg: start of the view, in seconds")->check(CLI::NonNegativeNumber);
-  sub->add_option("--to", *to, "With --svg: end of the view, in seconds")->check(CLI::NonNegativeNumber);
+  AddReal(sub, "--from", from.get(), 0, 1e12, "With --svg: start of the view, in seconds");
+  AddReal(sub, "--to", to.get(), 0, 1e12, "With --svg: end of the view, in seconds");
   sub->callback([o, common, cut, axis, from, to, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;

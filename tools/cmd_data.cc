@@ -13,7 +13,7 @@ void RegisterData(CLI::App& app, CommandContext& ctx) {
   sub->add_option("DIR", o->path, "A cluster, restored, node or data directory")->required();
   AddCommonFlags(sub, common.get());
   sub->add_option("--node", o->nodes, "Only this node (repeatable)");
-  sub->add_option("--partition", *partition, "Only partition P")->check(CLI::NonNegativeNumber);
+  AddWhole(sub, "--partition", partition.get(), 0, UINT32_MAX, "Only partition P");
   sub->add_flag("--summary", o->summary, "One line per partition file, without the entries");
   sub->callback([o, common, partition, &ctx] {
     o->json = common->json;

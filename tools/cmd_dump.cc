@@ -82,30 +82,26 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
                 "Print a per-type table (count, bytes, share) instead of records");
   sub->add_option("--type", args->types, "Only records of these types (NAME[,NAME]...)");
   sub->add_option("--tx", args->tx, "Only records of this transaction (T.N.O)");
-  sub->add_option("--partition", args->partition, "Only entries and rollbacks of partition P")
-      ->check(CLI::NonNegativeNumber);
+  AddWhole(sub, "--partition", &args->partition, 0, UINT32_MAX, "Only entries and rollbacks of partition P");
   sub->add_option("--key", args->key, "Only data entries with this key");
   sub->add_option("--cut", args->cut, "Only cut records whose cut id starts with this (a whole id or a prefix)");
   sub->add_option("--from", args->from, "Start at this pointer (SEG:OFF)");
   sub->add_option("--to", args->to, "Stop before this pointer (SEG:OFF)");
-  sub->add_option("--limit", args->limit, "Print at most N records (counted after filters)")
-      ->check(CLI::NonNegativeNumber);
+  AddWhole(sub, "--limit", &args->limit, 0, INT64_MAX, "Print at most N records (counted after filters)");
   sub->add_option("--values", args->values, "Show values, hide them, or print their XXH3 hash")
       ->check(CLI::IsMember({"show", "hide", "hash"}));
   sub->add_flag("--follow", args->options.follow,
                 "Keep polling for new records until interrupted (Ctrl-C)");
-  sub->add_option("--follow-interval", args->options.follow_interval,
-                  "Seconds between polls in --follow mode (default 0.2)")
-      ->check(CLI::Range(0.01, 60.0));
-  sub->add_option("--follow-idle", args->follow_idle,
-                  "In --follow mode, stop after this many seconds without new records")
-      ->check(CLI::NonNegativeNumber);
+  AddReal(sub, "--follow-interval", &args->options.follow_interval, 0.01, 60,
+          "Seconds between polls in --follow mode (default 0.2)");
+  AddReal(sub, "--follow-idle", &args->follow_idle, 0, 1e6,
+          "In --follow mode, stop after this many seconds without new records");
   sub->add_flag("--no-verify", [args](int64_t) { args->options.verify = false; },
                 "Do not verify record checksums");
   sub->callback([args, &ctx] {
     std::string errors = Validate(*args);
     if (!errors.empty()) throw CLI::ValidationError(errors);
-    args->options.stop = ctx.stop;
+    if (args->options.follow) args->options.stop = ctx.Cancellable();
     ctx.run = [args, &ctx] { return RunDump(args->options, *ctx.output); };
   });
 }

@@ -19,7 +19,10 @@ void RegisterGaps(CLI::App& app, CommandContext& ctx) {
     o->json = common->json;
     o->quiet = common->quiet;
     if (o->dry_run && !o->close) throw CLI::ValidationError("--dry-run goes with --close");
-    ctx.run = [o, &ctx] { return RunGaps(*o, *ctx.output); };
+    ctx.run = [o, &ctx] {
+      if (o->close && !o->dry_run) o->stop = ctx.Cancellable();
+      return RunGaps(*o, *ctx.output);
+    };
   });
 }
 

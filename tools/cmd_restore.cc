@@ -17,14 +17,15 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   sub->add_option("-o,--output", o->out, "Restored directory to create (must not exist or be empty)");
   auto* c = sub->add_option("--cut", *cut, "The cut to restore (an id or a unique prefix)");
-  auto* i = sub->add_option("--increment", *increment, "The consistent cut that is increment N of the latest base");
+  auto* i = AddWhole(sub, "--increment", increment.get(), 1, UINT32_MAX,
+                     "The consistent cut that is increment N of the latest base");
   auto* l = sub->add_flag("--latest", o->latest, "The latest consistent cut");
-  auto* t = sub->add_option("--time", *time, "The latest consistent cut finished at or before T seconds");
+  auto* t = AddReal(sub, "--time", time.get(), 0, 1e12, "The latest consistent cut finished at or before T seconds");
   c->excludes(i)->excludes(l)->excludes(t);
   i->excludes(l)->excludes(t);
   l->excludes(t);
   sub->add_option("--node", o->nodes, "Restore only this node (repeatable)");
-  sub->add_option("--jobs", o->jobs, "Nodes restored in parallel (default: one per core)")->check(CLI::Range(1, 256));
+  AddWhole(sub, "--jobs", &o->jobs, 1, 256, "Nodes restored in parallel (default: one per core)");
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");
   sub->add_flag("--force", o->force,
                 "Keep the output even when its copies do not all agree (marked so in restore.json)");
@@ -38,8 +39,10 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
       throw CLI::ValidationError("choose the cut: --cut ID, --increment N, --latest or --time T");
     }
     if (o->out.empty() && !o->dry_run) throw CLI::ValidationError("-o OUT is required (or --dry-run)");
-    o->stop = ctx.stop;
-    ctx.run = [o, &ctx] { return RunRestore(*o, *ctx.output); };
+    ctx.run = [o, &ctx] {
+      if (!o->dry_run) o->stop = ctx.Cancellable();
+      return RunRestore(*o, *ctx.output);
+    };
   });
 }
 

@@ -24,7 +24,7 @@ bool SplitAssignment(const std::string& s, std::string* name, double* value) {
   try {
     size_t used = 0;
     *value = std::stod(eq == std::string::npos ? s : s.substr(eq + 1), &used);
-    if (used != (eq == std::string::npos ? s.size() : s.size() - eq - 1) || *value < 0) return false;
+    if (used != (eq == std::string::npos ? s.size() : s.size() - eq - 1) || !(*value >= 0 && *value <= 1e9)) return false;
   } catch (...) {
     return false;
   }
@@ -52,7 +52,7 @@ std::string Validate(SimulateArgs& a) {
     double v = 0;
     sim::MsgType t;
     if (!SplitAssignment(d, &name, &v)) {
-      errors.push_back(fmt::format("--delay: \"{}\" is not US or TYPE=US", d));
+      errors.push_back(fmt::format("--delay: \"{}\" is not US or TYPE=US (US from 0 to 1e9)", d));
     } else if (name.empty()) {
       c.delay_mean_us = v;
     } else if (!sim::ParseMsgType(name, &t)) {
@@ -65,7 +65,7 @@ std::string Validate(SimulateArgs& a) {
     std::string name;
     double v = 0;
     if (!SplitAssignment(d, &name, &v)) {
-      errors.push_back(fmt::format("--discovery-delay: \"{}\" is not US or NODE=US", d));
+      errors.push_back(fmt::format("--discovery-delay: \"{}\" is not US or NODE=US (US from 0 to 1e9)", d));
       continue;
     }
     if (name.empty()) {
@@ -88,9 +88,9 @@ std::string Validate(SimulateArgs& a) {
   if (c.accounts < 2) errors.push_back("--accounts: at least 2");
   if (c.keys_per_tx < 2 || c.keys_per_tx > c.accounts) errors.push_back("--keys-per-tx: between 2 and --accounts");
   if (c.near == sim::NearMode::kClients && c.clients == 0) errors.push_back("--near clients needs --clients > 0");
-  if (c.rollback_rate < 0 || c.rollback_rate > 1) errors.push_back("--rollback-rate: between 0 and 1");
-  if (c.close_rate < 0 || c.close_rate > 1) errors.push_back("--close-rate: between 0 and 1");
-  if (c.unknown_rate < 0 || c.unknown_rate > 1) errors.push_back("--unknown-rate: between 0 and 1");
+  if (c.balance > 0 && c.accounts > INT64_MAX / c.balance) {
+    errors.push_back("--accounts times --balance: the total money must fit in 63 bits");
+  }
   c.faults.clear();
   auto faults = [&](const std::vector<std::string>& specs, sim::FaultKind kind, const char* flag) {
     for (const auto& spec : specs) {
@@ -119,21 +119,21 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx) {
   sub->add_option("-o,--output", a->options.out, "Cluster directory to create (must not exist or be empty)")
       ->required();
   AddCommonFlags(sub, &a->common);
-  sub->add_option("--nodes", c.nodes, "Server nodes (default 3)")->check(CLI::Range(1, 1000));
-  sub->add_option("--clients", c.clients, "Client nodes (default 1)")->check(CLI::Range(0, 1000));
-  sub->add_option("--partitions", c.partitions, "Partitions of the cache (default 32)")->check(CLI::Range(1, 65535));
-  sub->add_option("--backups", c.backups, "Backups per partition (default 1)");
-  sub->add_option("--accounts", c.accounts, "Bank accounts (default 1000)");
-  sub->add_option("--balance", c.balance, "Initial balance per account (default 1000)")->check(CLI::NonNegativeNumber);
-  sub->add_option("--txs", c.txs, "Transfers to run (default 10000)");
-  sub->add_option("--concurrency", c.concurrency, "Transactions in flight (default 16)")->check(CLI::Range(1, 100000));
-  sub->add_option("--keys-per-tx", c.keys_per_tx, "Accounts each transfer touches (default 2)");
+  AddWhole(sub, "--nodes", &c.nodes, 1, 1000, "Server nodes (default 3)");
+  AddWhole(sub, "--clients", &c.clients, 0, 1000, "Client nodes (default 1)");
+  AddWhole(sub, "--partitions", &c.partitions, 1, 65535, "Partitions of the cache (default 32)");
+  AddWhole(sub, "--backups", &c.backups, 0, 999, "Backups per partition (default 1)");
+  AddWhole(sub, "--accounts", &c.accounts, 2, 10000000, "Bank accounts (default 1000)");
+  AddWhole(sub, "--balance", &c.balance, 0, 1000000000000, "Initial balance per account (default 1000)");
+  AddWhole(sub, "--txs", &c.txs, 0, 1000000000, "Transfers to run (default 10000)");
+  AddWhole(sub, "--concurrency", &c.concurrency, 1, 100000, "Transactions in flight (default 16)");
+  AddWhole(sub, "--keys-per-tx", &c.keys_per_tx, 2, 64, "Accounts each transfer touches (default 2)");
   sub->add_option("--near", a->near, "Where transactions start: any, clients or servers (default any)")
       ->check(CLI::IsMember({"any", "clients", "servers"}));
-  sub->add_option("--cuts", c.cuts, "Incremental snapshots (consistent cuts) to start (default 3)");
-  sub->add_option("--cut-interval", c.cut_interval,
-                  "Finished transactions between cuts (default: spread over the run)");
-  sub->add_option("--seed", c.seed, "Seed of the run (default 1)");
+  AddWhole(sub, "--cuts", &c.cuts, 0, 100000, "Incremental snapshots (consistent cuts) to start (default 3)");
+  AddWhole(sub, "--cut-interval", &c.cut_interval, 0, 1000000000,
+           "Finished transactions between cuts (default: spread over the run)");
+  AddWhole(sub, "--seed", &c.seed, 0, UINT64_MAX, "Seed of the run (default 1)");
   sub->add_option("--segment-size", a->segment_size, "WAL segment size, suffix K/M/G (default 16M)");
   sub->add_option("--compress", a->compress, "Sealed segments: none or lz4 (default none)")
       ->check(CLI::IsMember({"none", "lz4"}));
@@ -141,22 +141,19 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx) {
   sub->add_flag("--truth", c.truth, "Also write DIR/truth/: the simulator's record of every transaction and cut");
   sub->add_option("--delay", a->delays,
                   "Mean message delay in microseconds, US for all types or TYPE=US for one (default 100)");
-  sub->add_option("--delay-min", c.delay_min_us, "Minimum message delay in microseconds (default 20)")
-      ->check(CLI::NonNegativeNumber);
+  AddReal(sub, "--delay-min", &c.delay_min_us, 0, 1e9, "Minimum message delay in microseconds (default 20)");
   sub->add_flag("--fifo", c.fifo, "Deliver messages between two nodes in the order sent");
   sub->add_option("--discovery-delay", a->discovery,
                   "Mean discovery delay in microseconds, US for all nodes or NODE=US for one (default 1000)");
-  sub->add_option("--start-delay", c.start_delay_us,
-                  "Mean delay in microseconds between a cut's start and its Start record (default 200)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--lock-timeout", c.lock_timeout_ms, "Lock timeout in milliseconds (default 100)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--close-rate", c.close_rate,
-                  "Share of transfers that close (delete) their first account, all its money moved out first; a closed "
-                  "account is reopened (created) by the next transaction on it (default 0.01)");
-  sub->add_option("--rollback-rate", c.rollback_rate, "Share of 2PC transactions rolled back after prepare (default 0)");
-  sub->add_option("--unknown-rate", c.unknown_rate,
-                  "Share of 2PC transactions one participant ends in the UNKNOWN state (default 0)");
+  AddReal(sub, "--start-delay", &c.start_delay_us, 0, 1e9,
+          "Mean delay in microseconds between a cut's start and its Start record (default 200)");
+  AddReal(sub, "--lock-timeout", &c.lock_timeout_ms, 0, 1e6, "Lock timeout in milliseconds, above 0 (default 100)", true);
+  AddReal(sub, "--close-rate", &c.close_rate, 0, 1,
+          "Share of transfers that close (delete) their first account, all its money moved out first; a closed "
+          "account is reopened (created) by the next transaction on it (default 0.01)");
+  AddReal(sub, "--rollback-rate", &c.rollback_rate, 0, 1, "Share of 2PC transactions rolled back after prepare (default 0)");
+  AddReal(sub, "--unknown-rate", &c.unknown_rate, 0, 1,
+          "Share of 2PC transactions one participant ends in the UNKNOWN state (default 0)");
   sub->add_option("--crash", a->crashes,
                   "Stop server NODE at WHEN: a transaction count (@5000) or a simulated time (@2.5s); repeatable")
       ->type_name("NODE@WHEN");
@@ -171,7 +168,10 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx) {
   sub->callback([a, &ctx] {
     std::string errors = Validate(*a);
     if (!errors.empty()) throw CLI::ValidationError(errors);
-    ctx.run = [a, &ctx] { return RunSimulate(a->options, *ctx.output); };
+    ctx.run = [a, &ctx] {
+      a->options.stop = ctx.Cancellable();
+      return RunSimulate(a->options, *ctx.output);
+    };
   });
 }
 

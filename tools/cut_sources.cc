@@ -15,6 +15,7 @@ namespace {
 
 // The first errors of a node locate the damage; the rest only count.
 void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
+  if (!index.torn_tail.empty()) output.Warning("{}", index.torn_tail);
   constexpr size_t kShown = 10;
   for (size_t e = 0; e < index.read_errors.size() && e < kShown; ++e) output.Error("{}", index.read_errors[e]);
   if (index.read_errors.size() > kShown) {
@@ -127,6 +128,11 @@ bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& out
       if (have.node == index->node) {
         output.Error("two summaries of node \"{}\" (\"{}\")", index->node, f);
         *code = kExitUsage;
+        return false;
+      }
+      if (have.order == index->order) {
+        output.Error("\"{}\": node {} has order {}, as node {} has", f, index->node, index->order, have.node);
+        *code = kExitUnreadable;
         return false;
       }
     }

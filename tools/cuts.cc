@@ -46,7 +46,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
       output.Error("{}", s.message());
       return kExitUnreadable;
     }
-    if (o.json) {
+    if (o.quiet) {
+    } else if (o.json) {
       fmt::memory_buffer b;
       fmt::format_to(std::back_inserter(b), "{{\"schema\":1,\"node\":");
       AppendJsonString(&b, indexes[0].node);
@@ -96,7 +97,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
   }
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
-  if (o.json) {
+  if (o.quiet) {
+  } else if (o.json) {
     fmt::format_to(it, "{{\"schema\":1,\"cuts\":[");
     for (size_t i = 0; i < report.cuts.size(); ++i) {
       const auto& c = report.cuts[i];
@@ -167,7 +169,8 @@ int RunCheck(const CheckOptions& o, Output& output) {
   for (size_t i : chosen) bad = bad || cut::FailsCheck(report.cuts[i], o.cut.has_value());
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
-  if (o.json) {
+  if (o.quiet) {
+  } else if (o.json) {
     fmt::format_to(it, "{{\"schema\":1,\"ok\":{},\"cuts\":[", bad ? "false" : "true");
     for (size_t k = 0; k < chosen.size(); ++k) {
       const auto& c = report.cuts[chosen[k]];

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "libcut/cluster_file.h"
 #include "recovery/partition_file.h"
 #include "tools/inputs.h"
 
@@ -32,16 +31,10 @@ wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
     return out;
   }
   std::vector<std::string> nodes;
-  std::ifstream in(p / "cluster.json");
-  if (in) {
-    auto doc = nlohmann::json::parse(in, nullptr, false);
-    if (!doc.is_discarded() && doc.contains("nodes") && doc["nodes"].is_array()) {
-      for (const auto& n : doc["nodes"]) {
-        if (n.value("role", "server") == "server" && n.contains("name") && n["name"].is_string()) {
-          nodes.push_back(n["name"].get<std::string>());
-        }
-      }
-    }
+  if (fs::exists(p / cut::kClusterFileName, ec)) {
+    auto cluster = cut::ReadClusterFile(p.string());
+    if (!cluster.ok()) return cluster.status();
+    nodes = cluster->ServerNames();
   }
   if (nodes.empty()) {
     for (const auto& e : fs::directory_iterator(p, ec)) {

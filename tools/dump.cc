@@ -269,7 +269,8 @@ int RunDump(const DumpOptions& o, Output& output) {
   if (o.stats && !o.quiet) PrintStats(totals, inputs.size(), o.json, output.out);
   output.out->Flush();
   if (totals.io_errors > 0) return kExitUnreadable;
-  return totals.errors > 0 ? kExitProblems : kExitOk;
+  if (totals.errors > 0) return kExitProblems;
+  return o.stop != nullptr && o.stop->load() ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace tools

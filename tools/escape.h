@@ -19,8 +19,13 @@ inline void AppendRaw(fmt::memory_buffer* out, const char* p, size_t n) {
 // "acct-1" style: printable ASCII as is, `"` and `\` escaped, other bytes as \xNN.
 void AppendQuoted(fmt::memory_buffer* out, std::string_view bytes);
 
-// A JSON string literal. Bytes outside printable ASCII are written as \u00NN, so each
-// byte maps to one code point (Latin-1) and the original bytes can be recovered.
+// A JSON string literal. Valid UTF-8 is written as it is; a control byte (below 0x20,
+// and 0x7f), and each byte that is not part of a valid UTF-8 sequence, is written as
+// \u00NN. As valid characters are never escaped, \u0080 to \u00ff in walcut's output
+// always stand for single bytes, so the original bytes can be recovered.
 void AppendJsonString(fmt::memory_buffer* out, std::string_view bytes);
+
+// The length of the valid UTF-8 sequence that starts at s[i] (1 for ASCII), or 0.
+size_t Utf8SequenceLength(std::string_view s, size_t i);
 
 }  // namespace tools

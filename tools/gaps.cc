@@ -101,6 +101,13 @@ int RunGaps(const GapsOptions& o, Output& output) {
     output.Error("not closing any gap: a WAL of this directory is damaged");
   } else if (o.close) {
     for (const auto& n : nodes) {
+      // Each node's records are on disk before the next node's are written: stopping
+      // here leaves every WAL whole.
+      if (o.stop != nullptr && o.stop->load()) {
+        output.Error("interrupted: the nodes before {} are closed, the others untouched", n.node);
+        output.err->Write(std::string_view(written.data(), written.size()));
+        return kExitInterrupted;
+      }
       std::vector<wal::RollbackRecord> records;
       for (const auto& c : n.copies) {
         for (const auto& g : c.gaps) {
@@ -158,7 +165,8 @@ int RunGaps(const GapsOptions& o, Output& output) {
       with += !c.gaps.empty();
     }
   }
-  if (o.json) {
+  if (o.quiet) {
+  } else if (o.json) {
     fmt::format_to(it, "{{\"schema\":1,\"open_gaps\":{},\"nodes\":[", open);
     for (size_t i = 0; i < nodes.size(); ++i) {
       fmt::format_to(it, "{}{{\"node\":", i ? "," : "");
@@ -192,12 +200,13 @@ int RunGaps(const GapsOptions& o, Output& output) {
     }
     fmt::format_to(it, "{} partition copies on {} node(s): {} with gaps, {} open gap(s)\n", copies, nodes.size(), with, open);
   }
-  if (o.json) {
+  if (o.quiet) {
+  } else if (o.json) {
     output.err->Write(std::string_view(written.data(), written.size()));
-  } else if (!o.quiet) {
+  } else {
     output.out->Write(std::string_view(written.data(), written.size()));
   }
-  if (!o.quiet || o.json) output.out->Write(std::string_view(b.data(), b.size()));
+  output.out->Write(std::string_view(b.data(), b.size()));
   if (damaged) return kExitProblems;
   return open > 0 ? kExitProblems : kExitOk;
 }

@@ -1,6 +1,8 @@
 // `walcut gaps`: partition update-counter gaps, and closing them with RollbackRecords.
 #pragma once
 
+#include <atomic>
+
 #include <string>
 
 #include "tools/output.h"
@@ -14,6 +16,7 @@ struct GapsOptions {
   bool finalize = false;
   bool json = false;
   bool quiet = false;
+  const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM: stop between nodes
 };
 
 int RunGaps(const GapsOptions& options, Output& output);

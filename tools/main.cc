@@ -11,9 +11,18 @@
 
 namespace {
 
-std::atomic<bool> g_stop{false};
+tools::Interrupt g_interrupt;
 
-void OnSignal(int) { g_stop.store(true); }
+// Async-signal-safe: atomics, signal() and raise() only.
+void OnSignal(int sig) {
+  g_interrupt.signal.store(sig);
+  if (g_interrupt.cancellable.load()) {
+    g_interrupt.stop.store(true);
+    return;
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
 
 }  // namespace
 
@@ -27,7 +36,10 @@ int main(int argc, char** argv) {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   std::vector<std::string> args(argv + 1, argv + argc);
-  int rc = tools::RunWalcut(args, output, &g_stop);
+  int rc = tools::RunWalcut(args, output, &g_interrupt);
   out.Flush();
+  // A command stopped by a signal exits as the shell reports one: 128 + its number.
+  const int sig = g_interrupt.signal.load();
+  if (sig != 0 && rc == tools::kExitInterrupted) return 128 + sig;
   return rc;
 }

@@ -222,6 +222,11 @@ int RunRestore(const RestoreOptions& o, Output& output) {
 }
 
 int RunVerify(const VerifyOptions& o, Output& output) {
+  std::error_code ec;
+  if (!fs::is_directory(o.dir, ec)) {
+    output.Error("\"{}\" {}", o.dir, fs::exists(o.dir, ec) ? "is not a directory" : "does not exist");
+    return kExitUnreadable;
+  }
   auto report = recovery::VerifyDirectory(o.dir);
   if (!report.ok()) {
     output.Error("{}", report.status().message());

@@ -2,39 +2,41 @@
 
 #include <filesystem>
 
+#include "libwal/staged_output.h"
 #include "tools/simulate/cluster.h"
 
 namespace tools {
 namespace fs = std::filesystem;
 
 int RunSimulate(const SimulateOptions& o, Output& output) {
-  std::error_code ec;
-  if (fs::exists(o.out, ec) && !(fs::is_directory(o.out, ec) && fs::is_empty(o.out, ec))) {
-    output.Error("output \"{}\" exists and is not an empty directory", o.out);
+  // Written so that an interrupted run never leaves a directory that looks like a
+  // finished one (wal::StagedOutput).
+  auto staged = wal::StagedOutput::Begin(o.out);
+  if (!staged.ok()) {
+    output.Error("{}", staged.status().message());
     output.Hint("choose a new directory, or remove this one first");
-    return kExitUsage;
+    return staged.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitUsage;
   }
-  // Everything is written under a temporary name and renamed when complete, so an
-  // interrupted run never leaves a directory that looks like a finished one.
-  std::string partial = o.out + ".partial";
-  fs::remove_all(partial, ec);
   sim::SimConfig config = o.config;
-  config.out_dir = partial;
+  config.out_dir = staged->dir();
+  config.stop = o.stop;
   auto summary = sim::Simulate(config);
-  if (!summary.ok()) {
-    output.Error("simulation failed: {}", summary.status().ToString());
-    fs::remove_all(partial, ec);
-    switch (summary.status().code()) {
-      case wal::StatusCode::kIoError: return kExitUnreadable;
-      case wal::StatusCode::kInvalidArgument: return kExitUsage;  // a fault the cluster cannot take
-      default: return kExitInternal;
+  wal::Status published = summary.ok() ? staged->Publish() : summary.status();
+  if (!published.ok()) {
+    switch (published.code()) {
+      case wal::StatusCode::kCancelled:
+        output.Error("interrupted: nothing of \"{}\" was kept", o.out);
+        return kExitInterrupted;
+      case wal::StatusCode::kIoError:
+        output.Error("simulation failed: {}", published.message());
+        return kExitUnreadable;
+      case wal::StatusCode::kInvalidArgument:  // a fault the cluster cannot take
+        output.Error("simulation failed: {}", published.ToString());
+        return kExitUsage;
+      default:
+        output.Error("simulation failed: {}", published.ToString());
+        return kExitInternal;
     }
-  }
-  if (fs::exists(o.out, ec)) fs::remove(o.out, ec);
-  fs::rename(partial, o.out, ec);
-  if (ec) {
-    output.Error("cannot rename \"{}\" to \"{}\": {}", partial, o.out, ec.message());
-    return kExitUnreadable;
   }
   if (o.quiet) return kExitOk;
   const sim::SimSummary& s = *summary;

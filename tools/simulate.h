@@ -1,6 +1,8 @@
 // `walcut simulate`: run a simulated cluster and write its cluster directory.
 #pragma once
 
+#include <atomic>
+
 #include <string>
 
 #include "tools/output.h"
@@ -13,6 +15,7 @@ struct SimulateOptions {
   std::string out;
   bool json = false;
   bool quiet = false;
+  const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM
 };
 
 int RunSimulate(const SimulateOptions& options, Output& output);

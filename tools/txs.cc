@@ -1,12 +1,10 @@
 #include "tools/txs.h"
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
 
 #include "libcut/cluster_check.h"
 #include "libwal/wal_reader.h"
@@ -190,13 +188,13 @@ int RunTxs(const TxsOptions& o, Output& output) {
     if (o.json) fmt::format_to(it, "]}}");
     ++shown;
     if (b.size() > (1 << 20)) {
-      output.out->Write(std::string_view(b.data(), b.size()));
+      if (!o.quiet) output.out->Write(std::string_view(b.data(), b.size()));
       b.clear();
     }
   }
   if (o.json) fmt::format_to(it, "]}}\n");
   else if (!o.quiet) fmt::format_to(it, "{} transaction(s)\n", shown);
-  output.out->Write(std::string_view(b.data(), b.size()));
+  if (!o.quiet) output.out->Write(std::string_view(b.data(), b.size()));
   if (!report.problems.empty()) return kExitProblems;
   if (only && rows.empty()) {
     output.Error("no record of transaction {} in \"{}\"", only->ToString(), o.dir);

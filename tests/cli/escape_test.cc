@@ -9,9 +9,13 @@ namespace {
 
 std::string Reference(std::string_view s, bool json) {
   std::string out = "\"";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    const size_t utf8 = json && c >= 0x80 ? Utf8SequenceLength(s, i) : 0;
+    if (utf8 > 0) {
+      out.append(s.substr(i, utf8));
+      i += utf8 - 1;
+    } else if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c >= 0x20 && c < 0x7f) {
@@ -47,6 +51,13 @@ TEST(Escape, EveryByteValueAtEveryPositionOfAWord) {
       ASSERT_EQ(fmt::to_string(a), Reference(s, false)) << c << " at " << pos;
     }
   }
+}
+
+TEST(Escape, JsonPassesValidUtf8AndEscapesEveryOtherByte) {
+  fmt::memory_buffer b;
+  AppendJsonString(&b, "\xc3\xbc-\xe2\x82\xac-\xf0\x9f\x98\x80-\xff-\xc3-\xed\xa0\x80-\xc0\xaf");
+  EXPECT_EQ(fmt::to_string(b),
+            "\"\xc3\xbc-\xe2\x82\xac-\xf0\x9f\x98\x80-\\u00ff-\\u00c3-\\u00ed\\u00a0\\u0080-\\u00c0\\u00af\"");
 }
 
 }  // namespace

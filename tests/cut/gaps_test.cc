@@ -168,6 +168,50 @@ TEST_F(Gaps, ACrashAtAnyByteOfCloseLosesNothingAndTheNextRunFinishes) {
   }
 }
 
+// Interrupted while writing its first record after saving a torn tail, --close leaves a
+// partial record of its own at the same place: the rerun keeps the tail saved first.
+TEST_F(Gaps, ASavedTornTailIsNeverOverwritten) {
+  auto files = wal::ListSegments(wal_);
+  const auto last = files->back().path;
+  const auto size = fs::file_size(last);
+  const std::string whole = testing_support::ReadFile(last);
+  fs::resize_file(last, size - 7);
+  auto torn_file = [&]() -> std::string {
+    for (const auto& e : fs::directory_iterator(wal_)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("torn-", 0) == 0 && name.find(".1.bin") == std::string::npos) return e.path().string();
+    }
+    return "";
+  };
+  // The tail left: the last record but its last 7 bytes.
+  wal::Pointer end;
+  {
+    auto reader = wal::WalReader::OpenDirectory(wal_, {}, nullptr);
+    const wal::Record* r = nullptr;
+    while ((*reader)->Next(&r)) {
+    }
+    end = (*reader)->end();
+  }
+  const std::string tail = whole.substr(end.offset, size - 7 - end.offset);
+  ASSERT_FALSE(tail.empty());
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    wal::WalWriter::SetFaultAfterBytes(static_cast<int64_t>(tail.size()) + 1);  // the tail, then 1 byte
+    RunCli({"gaps", "--close", "-q", c_});
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 75);
+  ASSERT_EQ(testing_support::ReadFile(torn_file()), tail);
+  auto r = RunCli({"gaps", "--close", c_});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(testing_support::ReadFile(torn_file()), tail) << "the saved tail was overwritten";
+  EXPECT_EQ(RollbacksIn(wal_), dropped_);
+}
+
 TEST_F(Gaps, ANodeDirectoryAloneClosesOnlyRolledBackGaps) {
   EXPECT_EQ(RunCli({"gaps", "--dry-run", c_}).code, 2);  // --dry-run without --close
   auto r = RunCli({"gaps", "--close", c_ + "/node-1"});

@@ -376,13 +376,13 @@ TEST_F(RestoreTrust, AnEmptyDirectoryIsRestoredIntoInPlaceAndAnUnfinishedOneIsRe
   fs::create_directories(out);
   auto r = RunCli({"restore", c_, "--latest", "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_FALSE(fs::exists(out + "/.walcut-restore-incomplete"));
+  EXPECT_FALSE(fs::exists(out + "/.walcut-incomplete"));
   EXPECT_EQ(RunCli({"verify", "-q", out}).code, 0);
   // An unfinished restore (its marker left by a crash) is not taken for a result, and a
   // rerun into it finishes it.
   const std::string half = dir_.path() + "/half";
   fs::create_directories(half + "/node-0/data");
-  std::ofstream(half + "/.walcut-restore-incomplete") << "x";
+  std::ofstream(half + "/.walcut-incomplete") << "x";
   fs::copy_file(out + "/cluster.json", half + "/cluster.json");
   EXPECT_EQ(RunCli({"verify", "-q", half}).code, 3);
   EXPECT_EQ(RunCli({"restore", c_, "--latest", "-o", half}).code, 0);

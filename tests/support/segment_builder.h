@@ -98,7 +98,9 @@ class RecordGenerator {
       for (auto& b : p.backups) b = static_cast<uint16_t>(Below(65536));
     }
     t.counters.resize(Below(4));
-    for (auto& c : t.counters) c = {static_cast<uint32_t>(U64()), static_cast<uint32_t>(Below(1024)), U64(), Below(8)};
+    for (auto& c : t.counters) {
+      c = {static_cast<uint32_t>(U64()), static_cast<uint32_t>(Below(1024)), Below(wal::kMaxCounter - 8), 1 + Below(8)};
+    }
     return t;
   }
 
@@ -109,7 +111,7 @@ class RecordGenerator {
     for (auto& e : d.entries) {
       e.cache_id = static_cast<uint32_t>(U64());
       e.partition = static_cast<uint32_t>(Below(1024));
-      e.counter = U64();
+      e.counter = 1 + Below(wal::kMaxCounter);
       e.op = static_cast<wal::EntryOp>(1 + Below(3));
       e.flags = static_cast<uint8_t>(Below(2));
       e.xid = Tx();
@@ -121,10 +123,18 @@ class RecordGenerator {
   }
 
   wal::RollbackRecord MakeRollback() {
-    return wal::RollbackRecord{static_cast<uint32_t>(U64()), static_cast<uint32_t>(Below(1024)),
-                               U64(), U64()};
+    const uint64_t start = Below(wal::kMaxCounter);
+    return wal::RollbackRecord{static_cast<uint32_t>(U64()), static_cast<uint32_t>(Below(1024)), start,
+                               1 + Below(wal::kMaxCounter - start)};
   }
-  wal::ClusterSnapshotRecord MakeSnapshot() { return {U64(), Bytes(40)}; }
+  wal::ClusterSnapshotRecord MakeSnapshot() { return {U64(), Name(40)}; }
+  // 1 to max_len bytes, none of them '/' or NUL, never "." or "..".
+  std::string_view Name(size_t max_len) {
+    std::string s(1 + Below(max_len), 'a');
+    for (auto& c : s) c = static_cast<char>('a' + Below(26));
+    store_.push_back(std::move(s));
+    return store_.back();
+  }
   wal::CutStartRecord MakeCutStart() {
     return {Id(), static_cast<uint32_t>(Below(100)), U64()};
   }

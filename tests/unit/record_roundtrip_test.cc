@@ -56,7 +56,57 @@ TEST(RecordRoundTrip, EmptyRecordsRoundTrip) {
   EXPECT_EQ(RoundTrip(DataRecord{}, g, &buf).data, DataRecord{});
   EXPECT_EQ(RoundTrip(TxRecord{}, g, &buf).tx, TxRecord{});
   EXPECT_EQ(RoundTrip(CutFinishRecord{}, g, &buf).cut_finish, CutFinishRecord{});
-  EXPECT_EQ(RoundTrip(ClusterSnapshotRecord{}, g, &buf).snapshot, ClusterSnapshotRecord{});
+}
+
+// Counters are Java longs: every value and range end at most 2^63 - 1, a DATA entry's
+// counter at least 1, a range at least one counter long; a snapshot's name is a file
+// name. Anything else is refused by the decoder, as by the views.
+TEST(RecordDecode, CountersAndNamesOutOfBoundsAreCorruption) {
+  auto refused = [](uint8_t type, const std::string& payload) {
+    AnyRecord out;
+    Status s = DecodePayload(type, payload, &out);
+    return s.code() == StatusCode::kCorruption;
+  };
+  auto rollback = [](uint64_t start, uint64_t range) {
+    std::string p;
+    EncodePayload(RollbackRecord{1, 2, start, range}, &p);
+    return p;
+  };
+  EXPECT_TRUE(refused(57, rollback(UINT64_MAX, 1)));
+  EXPECT_TRUE(refused(57, rollback(kMaxCounter, 1)));
+  EXPECT_TRUE(refused(57, rollback(uint64_t{1} << 63, 5)));
+  EXPECT_TRUE(refused(57, rollback(5, 0)));
+  EXPECT_FALSE(refused(57, rollback(kMaxCounter - 1, 1)));
+  EXPECT_FALSE(refused(57, rollback(0, 3)));
+  TxRecord t;
+  t.counters.push_back({1, 2, UINT64_MAX - 1, 4});
+  std::string tp;
+  EncodePayload(t, &tp);
+  EXPECT_TRUE(refused(0, tp));
+  TxView tv;
+  EXPECT_FALSE(ViewTx(tp, &tv));
+  DataRecord d;
+  d.entries.push_back(DataEntry{});
+  d.entries[0].counter = 0;
+  std::string dp;
+  EncodePayload(d, &dp);
+  EXPECT_TRUE(refused(70, dp));
+  DataView dv;
+  EXPECT_FALSE(ViewData(dp, &dv));
+  d.entries[0].counter = 1;
+  dp.clear();
+  EncodePayload(d, &dp);
+  EXPECT_FALSE(refused(70, dp));
+  EXPECT_TRUE(ViewData(dp, &dv));
+  for (std::string_view name : {std::string_view(""), std::string_view("."), std::string_view(".."),
+                                std::string_view("a/b"), std::string_view("a\0b", 3)}) {
+    std::string sp;
+    EncodePayload(ClusterSnapshotRecord{1, name}, &sp);
+    EXPECT_TRUE(refused(75, sp)) << name;
+  }
+  std::string long_name(256, 'n'), sp;
+  EncodePayload(ClusterSnapshotRecord{1, long_name}, &sp);
+  EXPECT_TRUE(refused(75, sp));
 }
 
 TEST(RecordRoundTrip, FrameDoesNotVerifyAtAnotherAddress) {

@@ -133,6 +133,40 @@ TEST(WalReader, ZeroFilledTailIsATornTail) {
   EXPECT_EQ(r.records.size(), seg.pointers().size());
 }
 
+// A crash during a write: the last record's first bytes reached the disk, the rest of
+// its page is zeros. For every cut of the last record (into its header or its payload),
+// a torn tail at the record, not corruption; the records before it are read.
+TEST(WalReader, ALastRecordCutShortByZerosToThePageEndIsATornTail) {
+  RecordGenerator g(16);
+  auto seg = SmallSegment(0, g, false);
+  wal::DataRecord big = g.MakeData(4, 200);
+  const wal::Pointer at = seg.Add(big);
+  const std::string whole = seg.bytes();
+  const size_t size = whole.size() - at.offset;
+  for (size_t kept = 1; kept < size; kept += 7) {
+    std::string bytes = whole.substr(0, at.offset + kept);
+    bytes.resize((bytes.size() / 4096 + 1) * 4096, '\0');
+    if (whole.substr(at.offset + kept, 1) == std::string(1, '\0')) continue;  // the zeros would be the record's own
+    ReadResult r = ReadAll({InMemory(0, bytes)});
+    EXPECT_EQ(r.Errors(), 0u) << kept << ": " << (r.issues.empty() ? "" : r.issues[0].ToString());
+    ASSERT_EQ(r.Count(IssueKind::kTornTail), 1u) << kept;
+    EXPECT_EQ(r.issues[0].offset, at.offset) << kept;
+    EXPECT_EQ(r.records.size(), seg.pointers().size() - 1) << kept;
+  }
+}
+
+// The same shape in a file that does not end on a page boundary is no crash's doing.
+TEST(WalReader, ZerosInsideTheLastRecordOffAPageBoundaryAreCorruption) {
+  RecordGenerator g(17);
+  auto seg = SmallSegment(0, g, false);
+  const wal::Pointer at = seg.Add(g.MakeData(4, 200));
+  std::string bytes = seg.bytes();
+  for (size_t i = at.offset + 20; i + 8 < bytes.size(); ++i) bytes[i] = '\0';  // the checksum stays
+  if (bytes.size() % 4096 == 0) bytes.push_back('\x01');
+  ReadResult r = ReadAll({InMemory(0, bytes)});
+  EXPECT_GE(r.Count(IssueKind::kCorruption), 1u);
+}
+
 TEST(WalReader, TruncatedSealedSegmentIsCorruption) {
   RecordGenerator g(7);
   auto s0 = SmallSegment(0, g, true);

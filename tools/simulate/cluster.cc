@@ -1592,7 +1592,11 @@ wal::Result<SimSummary> Cluster::Run() {
     e.time = 0;
     Push(e);
   }
+  uint64_t handled = 0;
   while (!queue_.empty() && status_.ok()) {
+    if ((++handled & 0xFFF) == 0 && c_.stop != nullptr && c_.stop->load()) {
+      return Status::Cancelled("simulation interrupted");
+    }
     Event e = queue_.top();
     queue_.pop();
     now_ = e.time;

@@ -2,6 +2,7 @@
 // the cut schedule and the faults.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -53,6 +54,8 @@ std::string ParseFaultSpec(const std::string& spec, std::string* node, FaultTime
 
 struct SimConfig {
   std::string out_dir;
+  // Set from outside (SIGINT/SIGTERM): the run stops with kCancelled.
+  const std::atomic<bool>* stop = nullptr;
   uint32_t nodes = 3;
   uint32_t clients = 1;
   uint32_t partitions = 32;

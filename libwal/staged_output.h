@@ -1,0 +1,51 @@
+// An output directory written so that it never looks complete before it is: written
+// under OUT.partial and renamed to OUT at the end (then OUT's parent is fsynced), or,
+// when OUT is an empty directory (a fresh mount point cannot be renamed onto), written
+// in place. Either way the directory holds the marker file .walcut-incomplete from its
+// first write until Publish(), so a directory that has it is unfinished: readers refuse
+// it, and a new StagedOutput for the same OUT clears it and starts over. An OUT.partial
+// without the marker is not ours and is never removed.
+#pragma once
+
+#include <string>
+
+#include "libwal/status.h"
+
+namespace wal {
+
+inline constexpr const char* kIncompleteMarker = ".walcut-incomplete";
+
+// Whether `dir` holds the marker of an unfinished output.
+bool IsUnfinishedOutput(const std::string& dir);
+
+class StagedOutput {
+ public:
+  // kAlreadyExists for an OUT that exists and is neither an empty directory nor an
+  // unfinished output; kInvalidArgument for an OUT.partial that is not ours; kIoError.
+  static Result<StagedOutput> Begin(const std::string& out);
+
+  StagedOutput(StagedOutput&& other) noexcept;
+  StagedOutput& operator=(StagedOutput&&) = delete;
+  StagedOutput(const StagedOutput&) = delete;
+  // Discards what was written unless Publish() succeeded.
+  ~StagedOutput();
+
+  // Where to write: OUT.partial, or OUT itself.
+  const std::string& dir() const { return stage_; }
+  // Syncs the directory, removes the marker, renames OUT.partial to OUT and syncs OUT's
+  // parent (or, in place, syncs OUT).
+  Status Publish();
+  // Removes what was written: OUT.partial, or what is in OUT.
+  void Discard();
+
+ private:
+  StagedOutput(std::string out, std::string stage, bool in_place)
+      : out_(std::move(out)), stage_(std::move(stage)), in_place_(in_place) {}
+
+  std::string out_;
+  std::string stage_;
+  bool in_place_ = false;
+  bool done_ = false;
+};
+
+}  // namespace wal
