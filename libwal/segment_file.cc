@@ -16,6 +16,8 @@
 #include "libwal/format.h"
 #include "libwal/lz4_codec.h"
 
+#include <lz4frame.h>
+
 namespace wal {
 
 std::string SegmentFileName(uint64_t index, bool lz4) {
@@ -62,6 +64,30 @@ Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir) {
   return files;
 }
 
+// A streamed .wal.lz4: the compressed bytes (mapped, or held for an in-memory file),
+// the decompression context, and the output region (address space reserved for the
+// largest segment, pages committed as they are written).
+struct SegmentBytes::Stream {
+  std::string path;
+  LZ4F_dctx* dctx = nullptr;
+  const char* in = nullptr;
+  size_t in_size = 0;
+  size_t in_pos = 0;
+  void* in_map = nullptr;
+  std::shared_ptr<const std::string> in_memory;
+  char* out = nullptr;
+  bool done = false;  // the frame is decompressed whole, or damage stopped it
+  std::string damage;
+
+  ~Stream() {
+    if (dctx != nullptr) LZ4F_freeDecompressionContext(dctx);
+    if (in_map != nullptr) munmap(in_map, in_size);
+    if (out != nullptr) munmap(out, kMaxSegmentSize);
+  }
+};
+
+SegmentBytes::SegmentBytes() = default;
+
 SegmentBytes::SegmentBytes(SegmentBytes&& other) noexcept { *this = std::move(other); }
 
 SegmentBytes& SegmentBytes::operator=(SegmentBytes&& other) noexcept {
@@ -70,6 +96,7 @@ SegmentBytes& SegmentBytes::operator=(SegmentBytes&& other) noexcept {
   map_ = std::exchange(other.map_, nullptr);
   map_size_ = std::exchange(other.map_size_, 0);
   dropped_ = std::exchange(other.dropped_, 0);
+  stream_ = std::move(other.stream_);
   bool owned = other.data_ != nullptr && other.data_ == other.owned_.data();
   owned_ = std::move(other.owned_);
   data_ = owned ? owned_.data() : other.data_;
@@ -89,6 +116,7 @@ void SegmentBytes::Release() {
   data_ = nullptr;
   size_ = 0;
   owned_.clear();
+  stream_.reset();
 }
 
 SegmentBytes SegmentBytes::FromString(std::string bytes) {
@@ -97,6 +125,76 @@ SegmentBytes SegmentBytes::FromString(std::string bytes) {
   s.data_ = s.owned_.data();
   s.size_ = s.owned_.size();
   return s;
+}
+
+bool SegmentBytes::complete() const { return stream_ == nullptr || stream_->done; }
+
+const std::string& SegmentBytes::damage() const {
+  static const std::string kNone;
+  return stream_ != nullptr ? stream_->damage : kNone;
+}
+
+bool SegmentBytes::Fill(size_t upto) {
+  if (size_ >= upto) return true;
+  if (stream_ == nullptr) return false;
+  return Decompress(upto);
+}
+
+// Decompresses in steps of at most 1 MiB of output until `upto` bytes are out, the frame
+// ends, or damage stops it.
+bool SegmentBytes::Decompress(size_t upto) {
+  Stream& st = *stream_;
+  constexpr size_t kStep = 1 << 20;
+  while (size_ < upto && !st.done) {
+    if (size_ >= kMaxSegmentSize) {
+      st.damage = fmt::format("lz4 frame decompresses past the segment size limit of {} bytes (at compressed byte {})",
+                              kMaxSegmentSize, st.in_pos);
+      st.done = true;
+      break;
+    }
+    size_t dst = std::min(kStep, kMaxSegmentSize - size_);
+    size_t src = st.in_size - st.in_pos;
+    const size_t hint = LZ4F_decompress(st.dctx, st.out + size_, &dst, st.in + st.in_pos, &src, nullptr);
+    if (LZ4F_isError(hint)) {
+      st.damage = fmt::format("damaged lz4 frame at compressed byte {}: {}", st.in_pos, LZ4F_getErrorName(hint));
+      st.done = true;
+      break;
+    }
+    st.in_pos += src;
+    size_ += dst;
+    if (hint == 0) {
+      st.done = true;  // the frame is whole (its content checksum verified by lz4)
+      if (st.in_pos != st.in_size) {
+        st.damage = fmt::format("trailing bytes after the lz4 frame at compressed byte {}", st.in_pos);
+      }
+    } else if (src == 0 && dst == 0) {
+      st.damage = st.in_pos == st.in_size
+                      ? fmt::format("truncated lz4 frame: input ends at compressed byte {}", st.in_size)
+                      : fmt::format("damaged lz4 frame at compressed byte {}: no progress", st.in_pos);
+      st.done = true;
+    }
+  }
+  return size_ >= upto;
+}
+
+bool SegmentBytes::AllZeroFrom(size_t from) {
+  constexpr size_t kStep = 4 << 20;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t at = from;
+  for (;;) {
+    Fill(at + kStep);
+    const size_t end = size_;
+    for (; at < end; ++at) {
+      if (data_[at] != 0) return false;
+    }
+    // Pages of zeros passed are given back: read again, they are zeros.
+    if (stream_ != nullptr && end > from + page) {
+      const size_t a = (from + page - 1) / page * page;
+      const size_t b = end / page * page;
+      if (b > a) madvise(stream_->out + a, b - a, MADV_DONTNEED);
+    }
+    if (complete() || !Fill(end + 1)) return true;
+  }
 }
 
 namespace {
@@ -118,15 +216,98 @@ Status ReadWhole(int fd, const std::string& path, size_t size, std::string* out)
 }  // namespace
 
 void SegmentBytes::DropBefore(size_t offset) {
-  if (map_ == nullptr) return;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (stream_ != nullptr) {
+    // The decompressor may still read the last 64 KiB of its output (a linked block's
+    // dictionary): those stay.
+    constexpr size_t kDictionary = 64 << 10;
+    const size_t keep = size_ > kDictionary ? size_ - kDictionary : 0;
+    const size_t upto = std::min(offset, keep) / page * page;
+    if (upto > dropped_) {
+      madvise(stream_->out + dropped_, upto - dropped_, MADV_DONTNEED);
+      dropped_ = upto;
+    }
+    // And the compressed bytes read past (a mapped file's pages go back to the cache).
+    if (stream_->in_map != nullptr) {
+      const size_t in_upto = stream_->in_pos / page * page;
+      if (in_upto > page) madvise(stream_->in_map, in_upto - page, MADV_DONTNEED);
+    }
+    return;
+  }
+  if (map_ == nullptr) return;
   size_t upto = std::min(offset, map_size_) / page * page;
   if (upto <= dropped_) return;
   madvise(static_cast<char*>(map_) + dropped_, upto - dropped_, MADV_DONTNEED);
   dropped_ = upto;
 }
 
-Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy) {
+namespace {
+
+// Maps `path` read-only (its size in *size), or reads it when it cannot be mapped.
+Status MapOrRead(const std::string& path, bool lazy, void** map, size_t* size, std::string* read) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(fmt::format("cannot open \"{}\": {}", path, strerror(errno)));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return Status::IoError(fmt::format("cannot stat \"{}\": {}", path, strerror(e)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::IoError(fmt::format("\"{}\" is not a regular file", path));
+  }
+  *size = static_cast<size_t>(st.st_size);
+  *map = nullptr;
+  if (*size == 0) {
+    ::close(fd);
+    return Status::Ok();
+  }
+  void* m = mmap(nullptr, *size, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0);
+  if (m == MAP_FAILED) {
+    Status rs = ReadWhole(fd, path, *size, read);
+    ::close(fd);
+    *size = read->size();
+    return rs;
+  }
+  ::close(fd);
+  madvise(m, *size, MADV_SEQUENTIAL);
+  *map = m;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool stream) {
+  if (file.compressed && stream) {
+    auto st = std::make_unique<Stream>();
+    st->path = file.path;
+    if (file.memory) {
+      st->in_memory = file.memory;
+      st->in = file.memory->data();
+      st->in_size = file.memory->size();
+    } else {
+      std::string read;
+      WAL_RETURN_IF_ERROR(MapOrRead(file.path, true, &st->in_map, &st->in_size, &read));
+      if (st->in_map != nullptr) {
+        st->in = static_cast<const char*>(st->in_map);
+      } else {
+        st->in_memory = std::make_shared<const std::string>(std::move(read));
+        st->in = st->in_memory->data();
+      }
+    }
+    if (LZ4F_isError(LZ4F_createDecompressionContext(&st->dctx, LZ4F_VERSION))) {
+      return Status::Internal("cannot create an lz4 decompression context");
+    }
+    void* out = mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (out == MAP_FAILED) return Status::IoError(fmt::format("cannot reserve memory for \"{}\": {}", file.path, strerror(errno)));
+    st->out = static_cast<char*>(out);
+    SegmentBytes s;
+    s.data_ = st->out;
+    s.size_ = 0;
+    s.stream_ = std::move(st);
+    return s;
+  }
   if (file.memory) {
     if (!file.compressed) return FromString(*file.memory);
     auto plain = DecompressLz4Frame(*file.memory, kMaxSegmentSize);

@@ -30,11 +30,14 @@ struct SegmentFile {
 Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir);
 
 // The uncompressed bytes of one segment. Plain files are mapped read-only; .wal.lz4
-// files are decompressed into memory, growing only as output is actually produced and
-// never past kMaxSegmentSize.
+// files are decompressed into memory, whole, or (`stream`) only as far as the reader
+// has asked, into a region of address space whose pages are given back behind it: a
+// segment that decompresses to a gigabyte then takes a few megabytes at a time, and a
+// reader's memory is bounded by the largest record it must hold, however many segments
+// or nodes are read at once.
 class SegmentBytes {
  public:
-  SegmentBytes() = default;
+  SegmentBytes();
   SegmentBytes(SegmentBytes&& other) noexcept;
   SegmentBytes& operator=(SegmentBytes&& other) noexcept;
   SegmentBytes(const SegmentBytes&) = delete;
@@ -42,18 +45,36 @@ class SegmentBytes {
   ~SegmentBytes();
 
   // kIoError when the file cannot be read; kCorruption (with the compressed byte
-  // offset) when an LZ4 frame is damaged.
+  // offset) when an LZ4 frame is damaged (found at once only when not streaming).
   // `lazy`: a mapped file is paged in as it is read, not all at once.
-  static Result<SegmentBytes> Load(const SegmentFile& file, bool lazy = false);
+  static Result<SegmentBytes> Load(const SegmentFile& file, bool lazy = false, bool stream = false);
   static SegmentBytes FromString(std::string bytes);
 
+  // The bytes available so far: all of them unless streaming. The view's address
+  // stays the same as more become available.
   std::string_view bytes() const { return {data_, size_}; }
-  // The bytes before `offset` will not be looked at again: a mapped file gives their
-  // pages back (they are read again from the file if they are). Views into them die.
+  // Makes at least `upto` bytes available when the segment has that many; false when
+  // it has fewer (then all of them are available, or decompression stopped at damage).
+  bool Fill(size_t upto);
+  // Whether every byte of the segment is available (or damage stopped decompression).
+  bool complete() const;
+  // A damaged LZ4 frame met while streaming: a message naming the compressed offset,
+  // empty when there is none.
+  const std::string& damage() const;
+  // Whether every byte from `from` to the end of the segment is zero. Decompresses to
+  // the end if it must, giving back the pages of zeros it passes (they read as zeros
+  // again), and stops at the first byte that is not zero.
+  bool AllZeroFrom(size_t from);
+  // The bytes before `offset` will not be looked at again: their pages are given back
+  // (a mapped file's are read again from the file if they are; a stream's are not, so
+  // a stream keeps what its decompressor still refers to). Views into them die.
   void DropBefore(size_t offset);
+  bool streaming() const { return stream_ != nullptr; }
 
  private:
+  struct Stream;
   void Release();
+  bool Decompress(size_t upto);
 
   const char* data_ = nullptr;
   size_t size_ = 0;
@@ -61,6 +82,7 @@ class SegmentBytes {
   size_t map_size_ = 0;
   size_t dropped_ = 0;
   std::string owned_;
+  std::unique_ptr<Stream> stream_;
 };
 
 }  // namespace wal

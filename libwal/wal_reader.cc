@@ -131,10 +131,12 @@ bool WalReader::LoadNextSegment() {
   while (file_idx_ < files_.size()) {
     record_index_ = 0;
     const bool lazy = options_.release_consumed;
-    Result<SegmentBytes> loaded = next_started_ ? next_.get() : SegmentBytes::Load(files_[file_idx_], lazy);
+    Result<SegmentBytes> loaded =
+        next_started_ ? next_.get() : SegmentBytes::Load(files_[file_idx_], lazy, /*stream=*/true);
     next_started_ = false;
     if (options_.prefetch && file_idx_ + 1 < files_.size()) {
-      next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1], lazy] { return SegmentBytes::Load(f, lazy); });
+      next_ = std::async(std::launch::async,
+                         [f = files_[file_idx_ + 1], lazy] { return SegmentBytes::Load(f, lazy, /*stream=*/true); });
       next_started_ = true;
     }
     if (!loaded.ok()) {
@@ -214,16 +216,25 @@ bool WalReader::CheckHeader() {
   return true;
 }
 
-namespace {
-
-bool AllZero(std::string_view bytes) {
-  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+bool WalReader::StreamDamaged() {
+  if (bytes_.damage().empty()) return false;
+  // A .wal.lz4 whose frame is damaged from here on: what was read before it verified
+  // record by record; nothing after it can be read.
+  Report(MakeIssue(IssueKind::kBadLz4, pos_, bytes_.damage()));
+  EndSegment();
+  return true;
 }
 
-}  // namespace
+void WalReader::ReleaseBehind(uint64_t offset) {
+  if ((options_.release_consumed || bytes_.streaming()) && offset >= released_ + (4u << 20)) {
+    bytes_.DropBefore(offset);  // the record returned last is dead by now
+    released_ = offset;
+  }
+}
 
 void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actual) {
   auto status = static_cast<FrameStatus>(frame_status);
+  if (StreamDamaged()) return;
   std::string_view data = bytes_.bytes();
   std::string_view rest = data.substr(pos_);
   const bool last = IsLastSegment();
@@ -244,35 +255,42 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
   // page zero: the file ends at a page (4 KiB) boundary, and the zeros that run to it
   // begin inside this frame. That is the end of the WAL, as PostgreSQL reads it, not
   // damage: a torn tail.
-  if (last && data.size() % 4096 == 0 && rest.size() >= 1) {
-    size_t zeros_from = data.size();
-    while (zeros_from > pos_ && data[zeros_from - 1] == 0) --zeros_from;
+  if (last) {
     const size_t extent = status == FrameStatus::kBadLength || rest.size() < kFrameHeaderSize
                               ? kFrameHeaderSize
                               : kFrameOverhead + DecodeFixed32(rest.data());
-    if (zeros_from < data.size() && zeros_from > pos_ && zeros_from - pos_ < extent) {
-      Report(MakeIssue(IssueKind::kTornTail, pos_,
-                       fmt::format("last record cut short by a crash: {} of its bytes written, then zeros to the "
-                                   "end of the page",
-                                   zeros_from - pos_)));
-      EndSegment();
-      return;
+    const size_t region_end = std::min<size_t>(pos_ + extent, data.size());
+    size_t zeros_from = region_end;
+    while (zeros_from > pos_ && data[zeros_from - 1] == 0) --zeros_from;
+    if (zeros_from > pos_ && zeros_from - pos_ < extent && bytes_.AllZeroFrom(region_end)) {
+      data = bytes_.bytes();
+      if (data.size() % 4096 == 0 && zeros_from < data.size()) {
+        Report(MakeIssue(IssueKind::kTornTail, pos_,
+                         fmt::format("last record cut short by a crash: {} of its bytes written, then zeros to the "
+                                     "end of the page",
+                                     zeros_from - pos_)));
+        EndSegment();
+        return;
+      }
     }
   }
   // A crash can leave the end of the last segment unwritten (zeros past the last full
   // record, or a final frame whose closing bytes never reached the disk).
-  if (last && pos_ != 0 && AllZero(rest)) {
+  if (last && pos_ != 0 && bytes_.AllZeroFrom(pos_)) {
     Report(MakeIssue(IssueKind::kTornTail, pos_,
-                     fmt::format("last {} bytes of the segment are zero (unwritten)", rest.size())));
+                     fmt::format("last {} bytes of the segment are zero (unwritten)", bytes_.bytes().size() - pos_)));
     EndSegment();
     return;
   }
-  if (last && status == FrameStatus::kBadChecksum && stored == 0 &&
-      pos_ + kFrameOverhead + DecodeFixed32(rest.data()) == data.size()) {
-    Report(MakeIssue(IssueKind::kTornTail, pos_,
-                     "last record's checksum was never written (zeros)"));
-    EndSegment();
-    return;
+  data = bytes_.bytes();
+  rest = data.substr(pos_);
+  if (last && status == FrameStatus::kBadChecksum && stored == 0) {
+    const uint64_t frame_end = pos_ + kFrameOverhead + DecodeFixed32(rest.data());
+    if (!bytes_.Fill(frame_end + 1) && bytes_.bytes().size() == frame_end) {
+      Report(MakeIssue(IssueKind::kTornTail, pos_, "last record's checksum was never written (zeros)"));
+      EndSegment();
+      return;
+    }
   }
   Issue issue = MakeIssue(IssueKind::kCorruption, pos_,
                           status == FrameStatus::kBadLength
@@ -289,46 +307,56 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
     stopped_ = true;
     return;
   }
-  // Resync: the next offset whose frame verifies at that very address. Candidates whose
-  // length words agree are hashed; a budget on those bytes keeps a crafted segment
-  // (many plausible lengths) from turning the scan quadratic.
+  pos_ = Resync(&issue);
+  Report(std::move(issue));
+  if (!StreamDamaged()) ++record_index_;
+}
+
+// The next offset after pos_ whose frame verifies at that very address, or the end of
+// the segment. Candidates whose length words agree are hashed; a budget on those bytes
+// (four times the segment's bytes, and a megabyte) keeps a crafted segment (many
+// plausible lengths) from turning the scan quadratic. What lies behind the scan is
+// given back as it goes, so a stream never holds more than a frame.
+uint64_t WalReader::Resync(Issue* issue) {
   const uint64_t segment = files_[file_idx_].index;
-  uint64_t budget = 4 * uint64_t{data.size()} + (1u << 20);
+  uint64_t spent = 0;
   uint64_t next = pos_ + 1;
-  for (; next + kFrameOverhead <= data.size(); ++next) {
+  for (; bytes_.Fill(next + kFrameOverhead); ++next) {
+    ReleaseBehind(next);
+    std::string_view data = bytes_.bytes();
     const char* p = data.data() + next;
-    uint32_t length = DecodeFixed32(p);
-    if (DecodeFixed32(p + 4) != ~length || length > data.size() - next - kFrameOverhead) continue;
-    if (length > budget) {
-      next = data.size();
-      issue.message += "; resync gave up on the rest of the segment";
+    const uint32_t length = DecodeFixed32(p);
+    if (DecodeFixed32(p + 4) != ~length || length > kMaxPayloadSize) continue;
+    if (!bytes_.Fill(next + kFrameOverhead + length)) continue;  // it would run past the end
+    if (spent + length > 4 * uint64_t{bytes_.bytes().size()} + (1u << 20)) {
+      bytes_.AllZeroFrom(bytes_.bytes().size());  // to the end, holding nothing
+      next = bytes_.bytes().size();
+      issue->message += "; resync gave up on the rest of the segment";
       break;
     }
-    budget -= length;
+    spent += length;
+    data = bytes_.bytes();
     FrameView probe;
-    if (ParseFrame(p, data.size() - next, Pointer{segment, static_cast<uint32_t>(next)}, true,
+    if (ParseFrame(data.data() + next, data.size() - next, Pointer{segment, static_cast<uint32_t>(next)}, true,
                    &probe) == FrameStatus::kOk) {
-      break;
+      issue->bytes_skipped = next - pos_;
+      return next;
     }
   }
-  if (next + kFrameOverhead > data.size()) next = data.size();
-  issue.bytes_skipped = next - pos_;
-  Report(std::move(issue));
-  pos_ = next;
-  ++record_index_;
+  next = std::max<uint64_t>(next, bytes_.bytes().size());
+  issue->bytes_skipped = next - pos_;
+  return next;
 }
 
 bool WalReader::Step() {
-  if (options_.release_consumed && pos_ >= released_ + (4u << 20)) {
-    bytes_.DropBefore(pos_);  // the record returned last is dead by now
-    released_ = pos_;
-  }
-  std::string_view data = bytes_.bytes();
+  ReleaseBehind(pos_);
   const SegmentFile& f = files_[file_idx_];
   if (pos_ == 0 && options_.from_is_boundary && f.index == options_.from.segment &&
       options_.from.offset != 0 && record_index_ == 0) {
     // Resuming: the header was verified by the run that produced `from`; still check
     // it so a replaced file is noticed.
+    bytes_.Fill(kFrameOverhead + kHeaderPayloadSize);
+    std::string_view data = bytes_.bytes();
     FrameView hv;
     if (ParseFrame(data.data(), data.size(), Pointer{f.index, 0}, options_.verify_checksums,
                    &hv) == FrameStatus::kOk &&
@@ -339,11 +367,23 @@ bool WalReader::Step() {
         EndSegment();
         return false;
       }
-      pos_ = std::min<uint64_t>(options_.from.offset, data.size());
+      bytes_.Fill(options_.from.offset);
+      pos_ = std::min<uint64_t>(options_.from.offset, bytes_.bytes().size());
       record_index_ = 1;
     }
   }
+  // The frame at pos_: its header, then, when its length is sound, all of it.
+  bytes_.Fill(pos_ + kFrameHeaderSize);
+  std::string_view data = bytes_.bytes();
+  if (data.size() >= pos_ + kFrameHeaderSize) {
+    const uint32_t length = DecodeFixed32(data.data() + pos_);
+    if (DecodeFixed32(data.data() + pos_ + 4) == ~length && length <= kMaxPayloadSize) {
+      bytes_.Fill(pos_ + kFrameOverhead + length);
+      data = bytes_.bytes();
+    }
+  }
   if (pos_ >= data.size()) {
+    if (StreamDamaged()) return false;
     if (data.empty() && IsLastSegment()) {
       Report(MakeIssue(IssueKind::kTornTail, 0, "last segment is empty"));
     } else if (!saw_switch_ && !IsLastSegment()) {
@@ -355,7 +395,8 @@ bool WalReader::Step() {
   }
   if (saw_switch_) {
     Report(MakeIssue(IssueKind::kCorruption, pos_,
-                     fmt::format("{} bytes after the SWITCH_SEGMENT_RECORD", data.size() - pos_)));
+                     bytes_.complete() ? fmt::format("{} bytes after the SWITCH_SEGMENT_RECORD", data.size() - pos_)
+                                       : std::string("bytes after the SWITCH_SEGMENT_RECORD")));
     EndSegment();
     return false;
   }
@@ -379,7 +420,7 @@ bool WalReader::Step() {
     }
   }
   if (record_index_ == 0 && (fs == FrameStatus::kBadChecksum || fs == FrameStatus::kBadLength) &&
-      !(IsLastSegment() && AllZero(data))) {
+      !(IsLastSegment() && bytes_.AllZeroFrom(0))) {
     // A header that does not verify gives the segment no identity (whose node, which
     // index): nothing after it can be attributed, so the whole segment is skipped.
     Issue issue = MakeIssue(IssueKind::kCorruption, 0,

@@ -119,6 +119,13 @@ class WalReader {
   // Returns true if `record_` holds a record to hand out.
   bool Step();
   void HandleBadFrame(int frame_status, uint64_t stored, uint64_t actual);
+  uint64_t Resync(Issue* issue);
+  // Reports a damaged LZ4 frame met while streaming, and ends the segment; false when
+  // there is none.
+  bool StreamDamaged();
+  // Gives back the pages before `offset` (always for a stream, with release_consumed
+  // for a mapped file), every 4 MiB.
+  void ReleaseBehind(uint64_t offset);
   bool CheckHeader();
 
   std::vector<SegmentFile> files_;

@@ -1,6 +1,10 @@
 // The reader's contract on damaged input: every change is noticed and located, a torn
 // tail is told apart from corruption, and nothing is read out of range.
 #include <gtest/gtest.h>
+#include <lz4frame.h>
+
+#include <fstream>
+#include <thread>
 
 #include "libwal/coding.h"
 #include "libwal/lz4_codec.h"
@@ -287,6 +291,66 @@ TEST(WalReader, DamagedLz4FrameIsReportedAndTheNextSegmentRead) {
   ReadResult truncated =
       ReadAll({InMemory(0, packed->substr(0, packed->size() - 3), true), InMemory(1, s1.bytes())});
   EXPECT_EQ(truncated.Count(IssueKind::kBadLz4), 1u);
+}
+
+// A .wal.lz4 of `prefix` and then `zeros` zero bytes, compressed as it goes (the
+// uncompressed bytes are never held).
+std::string Lz4Bomb(const std::string& prefix, size_t zeros) {
+  LZ4F_cctx* ctx = nullptr;
+  EXPECT_FALSE(LZ4F_isError(LZ4F_createCompressionContext(&ctx, LZ4F_VERSION)));
+  LZ4F_preferences_t prefs{};
+  prefs.frameInfo.blockSizeID = LZ4F_max4MB;
+  std::string out(LZ4F_HEADER_SIZE_MAX, '\0');
+  size_t n = LZ4F_compressBegin(ctx, out.data(), out.size(), &prefs);
+  out.resize(n);
+  const std::string chunk(1 << 20, '\0');
+  std::string buf(LZ4F_compressBound(chunk.size(), &prefs), '\0');
+  auto add = [&](std::string_view in) {
+    size_t k = LZ4F_compressUpdate(ctx, buf.data(), buf.size(), in.data(), in.size(), nullptr);
+    out.append(buf.data(), k);
+  };
+  add(prefix);
+  for (size_t done = 0; done < zeros; done += chunk.size()) add(std::string_view(chunk).substr(0, std::min(chunk.size(), zeros - done)));
+  size_t k = LZ4F_compressEnd(ctx, buf.data(), buf.size(), nullptr);
+  out.append(buf.data(), k);
+  LZ4F_freeCompressionContext(ctx);
+  return out;
+}
+
+size_t PeakRssMiB() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoul(line.substr(6)) / 1024;
+  }
+  return 0;
+}
+
+// Segments that decompress to 400 MiB each (a sound header, then zeros), read by three
+// readers at once (2.4 GB if held): streamed, they take a few megabytes each.
+TEST(WalReader, Lz4BombsAreReadInBoundedMemory) {
+  SegmentBuilder head1(1), head2(2);
+  const std::string bomb1 = Lz4Bomb(head1.bytes(), size_t{400} << 20);
+  const std::string bomb2 = Lz4Bomb(head2.bytes(), size_t{400} << 20);
+  RecordGenerator g(18);
+  auto s0 = SmallSegment(0, g, true);
+  const size_t before = PeakRssMiB();
+  std::vector<std::thread> readers;
+  std::vector<ReadResult> results(3);
+  for (size_t k = 0; k < 3; ++k) {
+    readers.emplace_back([&, k] {
+      results[k] = ReadAll({InMemory(0, s0.bytes()), InMemory(1, bomb1, true), InMemory(2, bomb2, true)});
+    });
+  }
+  for (auto& t : readers) t.join();
+  const size_t peak = PeakRssMiB();
+  for (const auto& r : results) {
+    EXPECT_EQ(r.records.size(), s0.pointers().size() + 2);  // s0, and each bomb's header
+    // bomb1: zeros where a record should follow, and no SWITCH record at its end.
+    EXPECT_EQ(r.Count(IssueKind::kCorruption), 2u);
+    for (const auto& i : r.issues) EXPECT_NE(i.segment, 0u) << i.ToString();
+    EXPECT_EQ(r.Count(IssueKind::kTornTail), 1u);            // bomb2, the last: its unwritten end
+  }
+  EXPECT_LT(peak, before + 200) << "peak RSS " << peak << " MiB";
 }
 
 TEST(WalReader, LengthOfAllOnesIsCorruptionNotAnAllocation) {
