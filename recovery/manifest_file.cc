@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "libcut/json_doc.h"
+#include "libwal/file_io.h"
 #include "recovery/partition_file.h"
 
 namespace recovery {
@@ -119,7 +120,13 @@ std::string EncodeManifest(const RestoreManifest& m) {
 
 wal::Result<RestoreManifest> ReadManifest(const std::string& dir) {
   const std::string path = dir + "/" + kManifestFileName;
-  auto doc = cut::ReadJsonFile(path);
+  auto text = wal::ReadFileToString(path, cut::kMaxSideFileBytes);
+  if (!text.ok()) return text.status();
+  return ParseManifest(*text, path);
+}
+
+wal::Result<RestoreManifest> ParseManifest(std::string_view text, const std::string& path) {
+  auto doc = cut::ParseJson(text, path);
   if (!doc.ok()) return doc.status();
   WAL_RETURN_IF_ERROR(cut::CheckJsonSeal(&*doc, path));
   try {

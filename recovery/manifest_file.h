@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libwal/ids.h"
@@ -51,5 +52,7 @@ std::string EncodeManifest(const RestoreManifest& m);
 // Reads and validates DIR/restore.json: kNotFound when absent; kCorruption naming the
 // file and the field when not schema 1, not sealed right, or not valid.
 wal::Result<RestoreManifest> ReadManifest(const std::string& dir);
+// The same from the file's text; `path` names it in messages.
+wal::Result<RestoreManifest> ParseManifest(std::string_view text, const std::string& path);
 
 }  // namespace recovery

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "libcut/json_doc.h"
+#include "libwal/file_io.h"
 
 namespace recovery {
 
@@ -20,7 +21,13 @@ std::string EncodeSnapshotFile(const SnapshotMeta& meta) {
 
 wal::Result<SnapshotMeta> ReadSnapshotFile(const std::string& dir) {
   const std::string path = dir + "/" + kSnapshotFileName;
-  auto doc = cut::ReadJsonFile(path, 1 << 20);
+  auto text = wal::ReadFileToString(path, 1 << 20);
+  if (!text.ok()) return text.status();
+  return ParseSnapshotFile(*text, path);
+}
+
+wal::Result<SnapshotMeta> ParseSnapshotFile(std::string_view text, const std::string& path) {
+  auto doc = cut::ParseJson(text, path);
   if (!doc.ok()) return doc.status();
   WAL_RETURN_IF_ERROR(cut::CheckJsonSeal(&*doc, path));
   try {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "libwal/ids.h"
 #include "libwal/status.h"
@@ -26,5 +27,7 @@ std::string EncodeSnapshotFile(const SnapshotMeta& meta);
 // file and the field when not schema 1, not sealed right, or a field is missing, of the
 // wrong type or out of range.
 wal::Result<SnapshotMeta> ReadSnapshotFile(const std::string& dir);
+// The same from the file's text; `path` names it in messages.
+wal::Result<SnapshotMeta> ParseSnapshotFile(std::string_view text, const std::string& path);
 
 }  // namespace recovery

@@ -1,0 +1,47 @@
+// libFuzzer target: arbitrary bytes as each of the side files walcut reads, chosen by the
+// first byte: cluster.json, snapshot.json, restore.json, a node summary, a partition data
+// file. Each reader must return a value or a Status, never crash, hang, or allocate
+// beyond the input's size; a value must survive its own writer and reader again.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "libcut/cluster_file.h"
+#include "libcut/summary_file.h"
+#include "recovery/manifest_file.h"
+#include "recovery/partition_file.h"
+#include "recovery/snapshot_file.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+  switch (data[0] % 5) {
+    case 0: {
+      auto c = cut::ParseClusterFile(text, "cluster.json");
+      if (c.ok() && !cut::ParseClusterFile(cut::EncodeClusterFile(*c), "again").ok()) __builtin_trap();
+      break;
+    }
+    case 1: {
+      auto s = recovery::ParseSnapshotFile(text, "snapshot.json");
+      if (s.ok() && !recovery::ParseSnapshotFile(recovery::EncodeSnapshotFile(*s), "again").ok()) __builtin_trap();
+      break;
+    }
+    case 2: {
+      auto m = recovery::ParseManifest(text, "restore.json");
+      if (m.ok() && !recovery::ParseManifest(recovery::EncodeManifest(*m), "again").ok()) __builtin_trap();
+      break;
+    }
+    case 3: {
+      auto n = cut::DecodeSummary(text, "summary");
+      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n), "again").ok()) __builtin_trap();
+      break;
+    }
+    default: {
+      auto f = recovery::DecodePartitionFile(text);
+      if (f.ok() && !(recovery::DecodePartitionFile(recovery::EncodePartitionFile(*f)).value() == *f)) __builtin_trap();
+      break;
+    }
+  }
+  return 0;
+}
