@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "libwal/staged_output.h"
-#include "tools/simulate/cluster.h"
+#include "sim/simulate.h"
 
 namespace tools {
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tools/output.h"
-#include "tools/simulate/config.h"
+#include "sim/config.h"
 
 namespace tools {
 

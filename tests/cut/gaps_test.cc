@@ -14,7 +14,7 @@
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "tools/simulate/cluster.h"
+#include "sim/simulate.h"
 
 namespace {
 

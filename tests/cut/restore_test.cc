@@ -12,7 +12,7 @@
 #include "recovery/partition_file.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "tools/simulate/cluster.h"
+#include "sim/simulate.h"
 
 namespace {
 

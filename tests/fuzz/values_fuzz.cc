@@ -9,7 +9,7 @@
 #include "libwal/ids.h"
 #include "libwal/record.h"
 #include "tools/command.h"
-#include "tools/simulate/config.h"
+#include "sim/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

@@ -18,7 +18,7 @@
 #include "libcut/cut_index.h"
 #include "recovery/partition_file.h"
 #include "tests/support/temp_dir.h"
-#include "tools/simulate/cluster.h"
+#include "sim/simulate.h"
 
 namespace {
 

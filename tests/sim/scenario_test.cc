@@ -16,7 +16,7 @@
 
 #include "tests/support/temp_dir.h"
 #include "tests/support/wal_sides.h"
-#include "tools/simulate/cluster.h"
+#include "sim/simulate.h"
 
 namespace {
 

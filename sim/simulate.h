@@ -5,17 +5,12 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
-#include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
 #include "libcut/cut_manager.h"
-#include "libwal/wal_writer.h"
-#include "recovery/counter_tracker.h"
-#include "tools/simulate/config.h"
-#include "tools/simulate/rng.h"
+#include "libwal/status.h"
+#include "sim/config.h"
 
 namespace sim {
 
@@ -41,8 +36,6 @@ struct SimSummary {
   std::vector<NodeSummary> nodes;
   cut::CutStats classification;  // summed over server nodes
 };
-
-class Cluster;
 
 // Runs the whole simulation and writes the cluster directory.
 wal::Result<SimSummary> Simulate(const SimConfig& config);
