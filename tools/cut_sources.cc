@@ -170,24 +170,16 @@ std::string CutHeadline(const cut::CutReport& c) {
   return s;
 }
 
-std::string ViolationJson(const cut::Violation& v) {
-  fmt::memory_buffer b;
-  auto it = std::back_inserter(b);
-  fmt::format_to(it, "{{\"kind\":\"{}\",\"tx\":", v.kind);
+void WriteViolation(JsonWriter& j, const cut::Violation& v) {
+  j.BeginObject().Field("kind", v.kind).Key("tx");
   if (v.xid) {
-    fmt::format_to(it, "\"{}\"", v.xid->ToString());
+    j.String(v.xid->ToString());
   } else {
-    fmt::format_to(it, "null");
+    j.Null();
   }
-  fmt::format_to(it, ",\"nodes\":[");
-  for (size_t i = 0; i < v.nodes.size(); ++i) {
-    if (i) b.push_back(',');
-    AppendJsonString(&b, v.nodes[i]);
-  }
-  fmt::format_to(it, "],\"detail\":");
-  AppendJsonString(&b, v.detail);
-  b.push_back('}');
-  return fmt::to_string(b);
+  j.Key("nodes").BeginArray();
+  for (const auto& n : v.nodes) j.String(n);
+  j.EndArray().Field("detail", v.detail).EndObject();
 }
 
 }  // namespace tools

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "libcut/cluster_check.h"
+#include "tools/json_writer.h"
 #include "tools/output.h"
 
 namespace tools {
@@ -35,6 +36,6 @@ bool SelectCut(const cut::ClusterReport& report, const std::string& prefix, Outp
 // "cut <id>: consistent, increment 2 of \"base\"" and the like.
 std::string CutHeadline(const cut::CutReport& c);
 // The JSON object of one violation.
-std::string ViolationJson(const cut::Violation& v);
+void WriteViolation(JsonWriter& j, const cut::Violation& v);
 
 }  // namespace tools

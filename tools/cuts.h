@@ -1,4 +1,4 @@
-// `walcut cuts` and `walcut check`: the cuts of a cluster, and their proof.
+// `walcut cuts`: the cuts of a cluster, a node's summary, a cut's timeline.
 #pragma once
 
 #include <optional>
@@ -20,16 +20,6 @@ struct CutsOptions {
   bool quiet = false;
 };
 
-struct CheckOptions {
-  std::vector<std::string> paths;
-  std::vector<std::string> summaries;
-  std::string cluster_file;  // --cluster FILE: the baseline for nodes given one by one
-  std::optional<std::string> cut;
-  bool json = false;
-  bool quiet = false;
-};
-
 int RunCuts(const CutsOptions& options, Output& output);
-int RunCheck(const CheckOptions& options, Output& output);
 
 }  // namespace tools

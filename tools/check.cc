@@ -1,0 +1,93 @@
+#include "tools/check.h"
+
+#include <iterator>
+
+#include "tools/cut_sources.h"
+#include "tools/json_writer.h"
+
+namespace tools {
+namespace {
+
+// The report of the cuts checked (`chosen`) and of the nodes not read whole.
+void CheckJson(const cut::ClusterReport& report, const std::vector<size_t>& chosen, bool bad, fmt::memory_buffer* b) {
+  JsonWriter j(b);
+  j.BeginObject().Field("schema", 1).Field("ok", !bad).Key("cuts").BeginArray();
+  for (size_t i : chosen) {
+    const auto& c = report.cuts[i];
+    j.BeginObject().Field("id", c.id.ToString()).Field("status", cut::CutStatusName(c.status)).Key("increment");
+    if (c.increment) {
+      j.Uint(*c.increment);
+    } else {
+      j.Null();
+    }
+    j.Field("reason", c.reason).Key("violations").BeginArray();
+    for (const auto& v : c.violations) WriteViolation(j, v);
+    j.EndArray().EndObject();
+  }
+  j.EndArray().Key("problems").BeginArray();
+  for (const auto& p : report.problems) {
+    j.BeginObject().Field("node", p.node).Field("kind", p.kind).Field("detail", p.detail).EndObject();
+  }
+  j.EndArray().EndObject();
+  b->push_back('\n');
+}
+
+void CheckText(const cut::ClusterReport& report, const std::vector<size_t>& chosen, bool bad, fmt::memory_buffer* b) {
+  auto it = std::back_inserter(*b);
+  size_t consistent = 0;
+  for (size_t i : chosen) {
+    const auto& c = report.cuts[i];
+    consistent += c.status == cut::CutStatus::kConsistent;
+    fmt::format_to(it, "{}\n", CutHeadline(c));
+    for (const auto& v : c.violations) {
+      std::string nodes;
+      for (const auto& n : v.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+      fmt::format_to(it, "  {}{} [{}]: {}\n", v.kind, v.xid ? " tx " + v.xid->ToString() : "", nodes, v.detail);
+    }
+  }
+  std::string nodes;
+  if (!report.problems.empty()) nodes = fmt::format(" ({} node(s) not read whole)", report.problems.size());
+  fmt::format_to(it, "{} cut(s) checked, {} consistent: {}{}\n", chosen.size(), consistent,
+                 bad ? "PROBLEMS FOUND" : "ok", nodes);
+}
+
+}  // namespace
+
+int RunCheck(const CheckOptions& o, Output& output) {
+  int code = kExitOk;
+  cut::ClusterReport report;
+  if (!o.summaries.empty()) {
+    std::optional<cut::ClusterInfo> cluster;
+    std::vector<cut::NodeIndex> indexes;
+    if (!o.cluster_file.empty() && !LoadClusterFile(o.cluster_file, output, &cluster, &code)) return code;
+    if (!LoadIndexesFromSummaries(o.summaries, output, &indexes, &code)) return code;
+    report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
+  } else {
+    cut::StreamedCluster streamed;
+    if (!CheckFromWal(o.paths, o.cluster_file, output, &streamed, &code)) return code;
+    report = std::move(streamed.report);
+  }
+  PrintNodeProblems(report, output);
+  std::vector<size_t> chosen;
+  if (o.cut) {
+    size_t i = 0;
+    if (!SelectCut(report, *o.cut, output, &i, &code)) return code;
+    chosen.push_back(i);
+  } else {
+    for (size_t i = 0; i < report.cuts.size(); ++i) chosen.push_back(i);
+  }
+  // A node not read whole fails the check, whatever its cuts.
+  bool bad = !report.problems.empty();
+  for (size_t i : chosen) bad = bad || cut::FailsCheck(report.cuts[i], o.cut.has_value());
+  fmt::memory_buffer b;
+  if (o.quiet) {
+  } else if (o.json) {
+    CheckJson(report, chosen, bad, &b);
+  } else {
+    CheckText(report, chosen, bad, &b);
+  }
+  output.out->Write(std::string_view(b.data(), b.size()));
+  return bad ? kExitProblems : kExitOk;
+}
+
+}  // namespace tools

@@ -1,0 +1,23 @@
+// `walcut check`: the proof, cut by cut, that a cluster's cuts are consistent.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/output.h"
+
+namespace tools {
+
+struct CheckOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> summaries;
+  std::string cluster_file;  // --cluster FILE: the baseline for nodes given one by one
+  std::optional<std::string> cut;
+  bool json = false;
+  bool quiet = false;
+};
+
+int RunCheck(const CheckOptions& options, Output& output);
+
+}  // namespace tools
