@@ -6,12 +6,7 @@
 // A baseline node whose WAL cannot be read, was written by another node, or does not
 // reach back to the cut's base snapshot makes the cut unverifiable, never consistent.
 //
-// Violation kinds: missing-start, missing-finish, finish-before-start, duplicate-record,
-// duplicate-entry, both-sets, listed-not-committed, listed-after-finish,
-// before-outside-range, side-split, side-mismatch, before-missing-on-participant,
-// key-order, not-nested, base-mismatch, finish-without-start, finish-after-next-start;
-// and, for a node the cut cannot be verified on: unreadable-wal, foreign-wal,
-// wal-misses-base, records-lost.
+// The kinds of violation, with the rule each breaks, are in violation.h.
 #pragma once
 
 #include <memory>
@@ -20,7 +15,9 @@
 #include <vector>
 
 #include "libcut/cluster_file.h"
+#include "libcut/cut_feed.h"
 #include "libcut/cut_index.h"
+#include "libcut/violation.h"
 
 namespace cut {
 
@@ -28,7 +25,7 @@ enum class CutStatus { kConsistent, kInconsistent, kIncomplete, kUnverifiable };
 const char* CutStatusName(CutStatus s);
 
 struct Violation {
-  std::string kind;
+  Kind kind = Kind::kMissingStart;
   std::optional<wal::TxId> xid;
   std::vector<std::string> nodes;
   std::string detail;  // records and pointers
@@ -57,7 +54,7 @@ struct CutReport {
 // A node whose WAL was not read whole and sound: it fails the check whatever the cuts.
 struct NodeProblem {
   std::string node;
-  std::string kind;    // unreadable-wal, foreign-wal, read-errors, not-given
+  Kind kind = Kind::kReadErrors;  // unreadable-wal, foreign-wal, read-errors, not-given
   std::string detail;
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "libcut/side.h"
+#include "libcut/violation.h"
 #include "libwal/ids.h"
 #include "libwal/status.h"
 #include "libwal/wal_reader.h"
@@ -23,7 +24,7 @@ struct TxSide {
   wal::TxId xid;
   wal::Pointer commit;               // its COMMITTED TxRecord
   Side side = Side::kAfter;
-  uint64_t hash = 0;                 // HashTxId(xid) (tx_table.h), for the cluster join
+  uint64_t hash = 0;                 // HashTxId(xid) (hash.h), for the cluster join
 };
 
 // The participants of a window transaction (by index in CutOnNode::txs): node orders of
@@ -35,7 +36,7 @@ struct TxParticipants {
 
 // A problem visible from one node's WAL alone.
 struct LocalProblem {
-  std::string kind;   // see cluster_check.h for the vocabulary
+  Kind kind = Kind::kDuplicateRecord;  // one of the local kinds (violation.h)
   wal::TxId xid;      // when it concerns a transaction
   wal::Pointer at;    // the record it was found at
   std::string detail;
@@ -86,6 +87,9 @@ struct NodeIndex {
   uint64_t records = 0;
 };
 
+// Node `n`'s record of cut `id` (and its position in n.cuts), or null.
+const CutOnNode* FindCut(const NodeIndex& n, const wal::Uuid& id, size_t* pos = nullptr);
+
 // The side (side.h) of a transaction whose first commit on this node is at `commit`.
 // Only meaningful for a cut with both records.
 Side SideOf(const CutOnNode& cut, const wal::TxId& xid, const wal::Pointer& commit);
@@ -115,25 +119,5 @@ class NodeIndexStream {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// One node's cuts, in the order of its WAL, for the cluster check (cluster_check.h).
-class CutFeed {
- public:
-  virtual ~CutFeed() = default;
-  // The next cut of this node; false at the end.
-  virtual bool Next(CutOnNode* out) = 0;
-  // What the node's reading has found so far, without cuts (see NodeIndexStream); final
-  // once Next() returned false.
-  virtual NodeIndex Progress() = 0;
-  virtual std::vector<BaseSnapshot> Snapshots() = 0;  // Progress().snapshots, cheaper
-  virtual uint64_t LastStartTs() = 0;
-};
-
-// A feed over an index already built (a WAL read whole, or a summary file).
-std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index);
-// The feed of a node whose WAL cannot be opened: no cut, and `why` as its open_error.
-std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why);
-// A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
-wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const std::string& wal_dir);
 
 }  // namespace cut

@@ -1,6 +1,6 @@
 #include "libcut/summary_file.h"
 
-#include "libcut/tx_table.h"
+#include "libcut/hash.h"
 
 #include <algorithm>
 #include <set>
@@ -64,7 +64,7 @@ std::string EncodeSummary(const NodeIndex& n) {
     cj["txs"] = txs;
     Json probs = Json::array();
     for (const auto& p : c.problems) {
-      probs.push_back({{"kind", p.kind}, {"tx", p.xid.IsNull() ? Json(nullptr) : Json(p.xid.ToString())},
+      probs.push_back({{"kind", KindName(p.kind)}, {"tx", p.xid.IsNull() ? Json(nullptr) : Json(p.xid.ToString())},
                        {"at", p.at.ToString()}, {"detail", p.detail}});
     }
     cj["problems"] = probs;
@@ -139,7 +139,12 @@ CutOnNode ParseCut(const JsonObject& o) {
   for (size_t k = 0; k < problems.size(); ++k) {
     JsonObject p(problems[k], fmt::format("{}[{}]", o.Where("problems"), k));
     LocalProblem lp;
-    lp.kind = p.String("kind", 64);
+    const std::string kind = p.String("kind", 64);
+    const std::optional<Kind> parsed = ParseKind(kind);
+    if (!parsed || !IsLocalKind(*parsed)) {
+      throw JsonFieldError(fmt::format("{}: not a kind of problem a node's WAL shows: \"{}\"", p.Where("kind"), kind));
+    }
+    lp.kind = *parsed;
     if (!p.At("tx").is_null()) lp.xid = p.TxId("tx");
     lp.at = p.Pointer("at");
     lp.detail = p.String("detail", 1 << 16);
@@ -180,7 +185,7 @@ NodeIndex ParseSummary(const nlohmann::json& doc) {
     CutOnNode c = ParseCut(JsonObject(cuts[i], where));
     if (!ids.insert(c.id).second) throw JsonFieldError(fmt::format("{}: cut {} is listed twice", where, c.id.ToString()));
     if (c.has_start && c.has_finish && c.finish < c.start &&
-        std::none_of(c.problems.begin(), c.problems.end(), [](const LocalProblem& p) { return p.kind == "finish-before-start"; })) {
+        std::none_of(c.problems.begin(), c.problems.end(), [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
       throw JsonFieldError(fmt::format("{}: its Finish record precedes its Start record, and no problem says so", where));
     }
     n.cuts.push_back(std::move(c));

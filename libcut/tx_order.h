@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "libcut/flat_table.h"
+#include "libcut/hash.h"
 #include "libwal/ids.h"
 
 namespace cut {
@@ -39,21 +41,22 @@ class TxOrder {
   // Whether transaction `x` has a role still open (prepared, not finished) here.
   bool IsOpen(const wal::TxId& x) const;
   // Transactions with a role still open.
-  size_t open() const { return size_; }
+  size_t open() const { return open_.size(); }
 
  private:
-  struct Slot {
+  struct Entry {
     wal::TxId id;
-    uint32_t roles = 0;  // 0: free
+    uint32_t roles = 0;  // roles prepared and not yet finished
   };
-  Slot* Find(const wal::TxId& x);
-  const Slot* Find(const wal::TxId& x) const { return const_cast<TxOrder*>(this)->Find(x); }
-  void Erase(Slot* s);
-  void Grow();
+  struct Traits {
+    using Key = wal::TxId;
+    static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
+    static wal::TxId KeyOf(const Entry& e) { return e.id; }
+    static void Init(Entry* e, const wal::TxId& x) { e->id = x; }
+  };
 
   bool on_ = false;
-  std::vector<Slot> slots_;  // linear probing, deletion by backward shift
-  size_t size_ = 0;
+  FlatTable<Entry, Traits> open_;
   // The entries of one DATA record come together: each transaction's are checked once.
   wal::TxId last_write_;
   bool has_last_write_ = false;

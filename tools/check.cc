@@ -26,7 +26,7 @@ void CheckJson(const cut::ClusterReport& report, const std::vector<size_t>& chos
   }
   j.EndArray().Key("problems").BeginArray();
   for (const auto& p : report.problems) {
-    j.BeginObject().Field("node", p.node).Field("kind", p.kind).Field("detail", p.detail).EndObject();
+    j.BeginObject().Field("node", p.node).Field("kind", cut::KindName(p.kind)).Field("detail", p.detail).EndObject();
   }
   j.EndArray().EndObject();
   b->push_back('\n');
@@ -42,7 +42,7 @@ void CheckText(const cut::ClusterReport& report, const std::vector<size_t>& chos
     for (const auto& v : c.violations) {
       std::string nodes;
       for (const auto& n : v.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-      fmt::format_to(it, "  {}{} [{}]: {}\n", v.kind, v.xid ? " tx " + v.xid->ToString() : "", nodes, v.detail);
+      fmt::format_to(it, "  {}{} [{}]: {}\n", cut::KindName(v.kind), v.xid ? " tx " + v.xid->ToString() : "", nodes, v.detail);
     }
   }
   std::string nodes;

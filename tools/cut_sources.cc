@@ -105,7 +105,7 @@ bool CheckFromWal(const std::vector<std::string>& paths, const std::string& clus
 
 void PrintNodeProblems(const cut::ClusterReport& report, Output& output) {
   for (const auto& p : report.problems) {
-    if (p.kind != "read-errors") output.Error("{}: {}: {}", p.node, p.kind, p.detail);
+    if (p.kind != cut::Kind::kReadErrors) output.Error("{}: {}: {}", p.node, cut::KindName(p.kind), p.detail);
   }
 }
 
@@ -171,7 +171,7 @@ std::string CutHeadline(const cut::CutReport& c) {
 }
 
 void WriteViolation(JsonWriter& j, const cut::Violation& v) {
-  j.BeginObject().Field("kind", v.kind).Key("tx");
+  j.BeginObject().Field("kind", cut::KindName(v.kind)).Key("tx");
   if (v.xid) {
     j.String(v.xid->ToString());
   } else {

@@ -252,6 +252,10 @@ TEST(HostileInput, SummariesOfTheWrongShapeAreRefused) {
   j = doc;
   j["cuts"][0]["txs"][0][1] = "X";
   expect_refused(j, "expected \"B\" or \"A\"");
+  j = doc;
+  j["cuts"][0]["problems"] = nlohmann::json::array(
+      {{{"kind", "side-mismatch"}, {"tx", nullptr}, {"at", "0:0"}, {"detail", "a kind only the cluster check finds"}}});
+  expect_refused(j, "not a kind of problem a node's WAL shows: \"side-mismatch\"");
   // Two summaries claiming one node order.
   const std::string g = dir.path() + "/n1.json";
   ASSERT_EQ(RunCli({"cuts", c + "/node-1", "-q", "--summary", g}).code, 0);

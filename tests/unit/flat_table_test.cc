@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
-#include "libcut/tx_table.h"
+#include "libcut/flat_table.h"
+
+#include "libcut/id_index.h"
+#include "libcut/order_tables.h"
 
 namespace cut {
 namespace {
@@ -56,9 +60,7 @@ TEST(KeyTable, KeepsTheFirstHighestBeforeAndTheLowestAfterPerKey) {
     k.Add(0xA, 2, 1, 1, false, 6);
     for (uint64_t h = 100; h < 1100; ++h) k.Add(h, 3, 1, h, true, 7);
     std::map<std::pair<uint64_t, uint32_t>, KeyTable::Entry> seen;
-    for (const auto& e : k.slots()) {
-      if (k.used(e)) seen[{e.hash, e.partition}] = e;
-    }
+    k.ForEach([&](const KeyTable::Entry& e) { seen[{e.hash, e.partition}] = e; });
     ASSERT_EQ(seen.size(), 1002u);
     const auto& a = seen.at({0xA, 1});
     EXPECT_EQ(a.max_before, 9u);
@@ -98,6 +100,92 @@ TEST(IdIndex, FindsPositionsInTheCallersArrayAndGrows) {
       EXPECT_EQ(index.Find(Tx(static_cast<uint64_t>(round - 1) * 100000), id_at), UINT32_MAX);
     }
     EXPECT_EQ(index.Find(wal::TxId{}, id_at), UINT32_MAX);
+  }
+}
+
+struct Counted {
+  uint64_t key = 0;
+  uint64_t value = 0;
+};
+// A deliberately poor hash (many keys per home slot) so that probing runs are long and
+// deletion must shift entries back across them.
+struct CountedTraits {
+  using Key = uint64_t;
+  static uint64_t Hash(uint64_t k) { return k / 8; }
+  static uint64_t KeyOf(const Counted& e) { return e.key; }
+  static void Init(Counted* e, uint64_t k) { e->key = k; }
+};
+
+// Inserts, finds and erases at random against std::map: every lookup agrees on presence,
+// and every so often each key of the map is found with its value, through growth,
+// backward-shift deletion across wrapped probe runs, and resets.
+TEST(FlatTable, AgreesWithAMapUnderRandomInsertsAndErases) {
+  FlatTable<Counted, CountedTraits> t;
+  std::map<uint64_t, uint64_t> m;
+  std::mt19937_64 rng(7);
+  for (size_t round = 0; round < 4; ++round) {
+    t.Reset(round * 10);
+    m.clear();
+    for (uint64_t step = 0; step < 20000; ++step) {
+      const uint64_t k = rng() % 512;
+      if (rng() % 3 == 0) {
+        Counted* e = t.Find(k);
+        ASSERT_EQ(e != nullptr, m.count(k) == 1) << k;
+        if (e != nullptr) t.Erase(e);
+        m.erase(k);
+      } else {
+        auto [e, fresh] = t.Upsert(k);
+        ASSERT_EQ(fresh, m.count(k) == 0) << k;
+        e->value += step;
+        m[k] += step;
+      }
+      ASSERT_EQ(t.size(), m.size());
+      if (step % 97 == 0) {
+        for (const auto& [key, value] : m) {
+          const Counted* e = t.Find(key);
+          ASSERT_NE(e, nullptr) << key;
+          ASSERT_EQ(e->value, value) << key;
+        }
+        size_t seen = 0;
+        t.ForEach([&](const Counted& e) {
+          ++seen;
+          ASSERT_EQ(m.at(e.key), e.value);
+        });
+        ASSERT_EQ(seen, m.size());
+      }
+    }
+  }
+}
+
+// Pointers kept across calls are valid while layout() stays: it changes when the
+// table grows, and a reset that reuses the slots keeps nothing visible.
+TEST(FlatTable, LayoutChangesWhenEntriesMove) {
+  FlatTable<Counted, CountedTraits> t;
+  t.Reset(4);
+  const uint64_t before = t.layout();
+  t.Upsert(1);
+  for (uint64_t k = 2; k < 100; ++k) t.Upsert(k * 8);
+  EXPECT_NE(t.layout(), before);
+  const uint64_t grown = t.layout();
+  t.Reset(4);
+  EXPECT_EQ(t.layout(), grown);  // the same slots, a new generation
+  EXPECT_EQ(t.Find(1), nullptr);
+  EXPECT_EQ(t.size(), 0u);
+}
+
+// The partition check keeps a direct array of entry pointers: it must survive the table
+// growing under it (many partitions of the direct cache, then of others).
+TEST(PartitionTable, FindsConflictsThroughGrowth) {
+  PartitionTable p;
+  for (int use = 0; use < 3; ++use) {
+    p.Reset();
+    for (uint32_t part = 0; part < 3000; ++part) p.Add(1, part, 10, true);
+    for (uint32_t part = 0; part < 3000; ++part) p.Add(2, part, 10, false);
+    for (uint32_t part = 0; part < 3000; ++part) p.Add(1, part, part == 1234 ? 5 : 50, false);
+    EXPECT_TRUE(p.AnyConflict());
+    for (uint32_t part = 0; part < 3000; ++part) EXPECT_EQ(p.MayConflict(1, part), part == 1234) << part;
+    EXPECT_FALSE(p.MayConflict(2, 1234));
+    EXPECT_FALSE(p.MayConflict(3, 1234));
   }
 }
 

@@ -1,0 +1,104 @@
+#include "libcut/commit_window.h"
+
+#include <algorithm>
+
+#include <xxhash.h>
+
+#include "libcut/hash.h"
+
+namespace cut {
+
+void CommitWindow::OnWrite(const wal::DataEntry& e) {
+  if (!last_writes_.empty() && last_xid_ != e.xid) {
+    auto& p = pending_[last_xid_];
+    p.insert(p.end(), last_writes_.begin(), last_writes_.end());
+    last_writes_.clear();
+  }
+  last_xid_ = e.xid;
+  last_writes_.push_back({e.cache_id, e.partition, XXH3_64bits(e.key.data(), e.key.size()), e.counter});
+}
+
+void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
+  Commit c;
+  c.xid = t.xid;
+  c.hash = HashTxId(t.xid);
+  c.ptr = at;
+  bool narrow = true;
+  t.ForEachParticipantNode([&](uint16_t order) {
+    if (order < 64) {
+      c.participant_mask |= uint64_t{1} << order;
+    } else {
+      narrow = false;
+    }
+  });
+  if (!narrow) {
+    scratch_.clear();
+    t.ForEachParticipantNode([&](uint16_t order) { scratch_.push_back(order); });
+    std::sort(scratch_.begin(), scratch_.end());
+    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    c.participant_set = Intern(scratch_);
+  }
+  c.writes_begin = writes_base_ + writes_.size();
+  if (!pending_.empty()) {
+    auto it = pending_.find(t.xid);
+    if (it != pending_.end()) {
+      writes_.append(it->second.begin(), it->second.end());
+      pending_.erase(it);
+    }
+  }
+  if (!last_writes_.empty() && last_xid_ == t.xid) {
+    writes_.append(last_writes_.begin(), last_writes_.end());
+    last_writes_.clear();
+  }
+  c.writes_count = static_cast<uint32_t>(writes_base_ + writes_.size() - c.writes_begin);
+  commits_.push_back(c);
+}
+
+void CommitWindow::OnRollback(const wal::TxId& xid) {
+  if (!pending_.empty()) pending_.erase(xid);
+  if (last_xid_ == xid) last_writes_.clear();
+}
+
+size_t CommitWindow::LowerBound(size_t from, const wal::Pointer& p) const {
+  size_t lo = from, hi = commits_.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (commits_[mid].ptr < p) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+std::vector<uint16_t> CommitWindow::Participants(const Commit& k) const {
+  if (k.participant_set != UINT32_MAX) return participant_sets_[k.participant_set];
+  std::vector<uint16_t> out;
+  for (uint64_t m = k.participant_mask; m != 0; m &= m - 1) out.push_back(static_cast<uint16_t>(__builtin_ctzll(m)));
+  return out;
+}
+
+void CommitWindow::DropBefore(const wal::Pointer& keep) {
+  size_t drop = 0;
+  while (drop < commits_.size() && commits_[drop].ptr < keep) ++drop;
+  commits_.pop_front(drop);
+  const uint64_t writes_keep = commits_.empty() ? writes_base_ + writes_.size() : commits_.front().writes_begin;
+  writes_.pop_front(static_cast<size_t>(writes_keep - writes_base_));
+  writes_base_ = writes_keep;
+}
+
+size_t CommitWindow::OrdersHash::operator()(const std::vector<uint16_t>& v) const {
+  return static_cast<size_t>(XXH3_64bits(v.data(), v.size() * sizeof(uint16_t)));
+}
+
+uint32_t CommitWindow::Intern(const std::vector<uint16_t>& set) {
+  auto it = participant_ids_.find(set);
+  if (it != participant_ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(participant_sets_.size());
+  participant_ids_.emplace(set, id);
+  participant_sets_.push_back(set);
+  return id;
+}
+
+}  // namespace cut

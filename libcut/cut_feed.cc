@@ -1,0 +1,156 @@
+#include "libcut/cut_feed.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace cut {
+
+namespace {
+
+// An index's reading so far without its cuts (and, unless asked, its read errors).
+NodeIndex WithoutCuts(const NodeIndex& index, bool errors) {
+  NodeIndex p;
+  p.node = index.node;
+  p.node_id = index.node_id;
+  p.order = index.order;
+  p.snapshots = index.snapshots;
+  if (errors) {
+    p.read_errors = index.read_errors;
+    p.read_error_at = index.read_error_at;
+    p.torn_tail = index.torn_tail;
+  }
+  p.open_error = index.open_error;
+  p.begin = index.begin;
+  p.end = index.end;
+  p.last_ts = index.last_ts;
+  p.records = index.records;
+  return p;
+}
+
+class IndexFeedImpl : public CutFeed {
+ public:
+  explicit IndexFeedImpl(const NodeIndex& index) : index_(index) {
+    for (const auto& c : index.cuts) {
+      if (c.has_start) last_start_ = std::max(last_start_, c.start_ts);
+    }
+  }
+  bool Next(CutOnNode* out) override {
+    if (next_ == index_.cuts.size()) return false;
+    *out = index_.cuts[next_++];
+    return true;
+  }
+  NodeIndex Progress() override { return WithoutCuts(index_, true); }
+  std::vector<BaseSnapshot> Snapshots() override { return index_.snapshots; }
+  uint64_t LastStartTs() override { return last_start_; }
+
+ private:
+  const NodeIndex& index_;
+  size_t next_ = 0;
+  uint64_t last_start_ = 0;
+};
+
+// The reading runs ahead on its own thread, at most kAhead cuts in front of the consumer.
+class WalFeedImpl : public CutFeed {
+ public:
+  explicit WalFeedImpl(std::unique_ptr<NodeIndexStream> stream) : stream_(std::move(stream)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~WalFeedImpl() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  bool Next(CutOnNode* out) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (queue_.empty()) return false;
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    return true;
+  }
+  NodeIndex Progress() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return progress_;
+  }
+  std::vector<BaseSnapshot> Snapshots() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return progress_.snapshots;
+  }
+  uint64_t LastStartTs() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_start_;
+  }
+
+ private:
+  static constexpr size_t kAhead = 2;
+
+  void Run() {
+    CutOnNode c;
+    for (;;) {
+      const bool more = stream_->Next(&c);
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return queue_.size() < kAhead || stop_; });
+      if (stop_) return;
+      if (more) queue_.push_back(std::move(c));
+      // The consumer sees what has been read so far; read errors only at the end.
+      const NodeIndex& p = stream_->progress();
+      progress_ = WithoutCuts(p, !more);
+      last_start_ = stream_->last_start_ts();
+      done_ = !more;
+      cv_.notify_all();
+      if (!more) return;
+    }
+  }
+
+  std::unique_ptr<NodeIndexStream> stream_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<CutOnNode> queue_;
+  NodeIndex progress_;
+  uint64_t last_start_ = 0;
+  bool done_ = false;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace
+
+std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index) { return std::make_unique<IndexFeedImpl>(index); }
+
+namespace {
+
+class UnreadableFeedImpl : public CutFeed {
+ public:
+  UnreadableFeedImpl(const std::string& node, const std::string& why) {
+    index_.node = node;
+    index_.open_error = why;
+  }
+  bool Next(CutOnNode*) override { return false; }
+  NodeIndex Progress() override { return index_; }
+  std::vector<BaseSnapshot> Snapshots() override { return {}; }
+  uint64_t LastStartTs() override { return 0; }
+
+ private:
+  NodeIndex index_;
+};
+
+}  // namespace
+
+std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why) {
+  return std::make_unique<UnreadableFeedImpl>(node, why);
+}
+
+wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const std::string& wal_dir) {
+  auto stream = NodeIndexStream::Open(node, wal_dir);
+  if (!stream.ok()) return stream.status();
+  return std::unique_ptr<CutFeed>(std::make_unique<WalFeedImpl>(std::move(stream).value()));
+}
+
+
+}  // namespace cut

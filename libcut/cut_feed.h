@@ -1,0 +1,34 @@
+// A node's cuts handed to the cluster check one at a time, whatever they are read from:
+// a WAL read on a thread of its own, an index already built (a WAL read whole, or a
+// summary file), or nothing (a node whose WAL cannot be opened).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libcut/cut_index.h"
+
+namespace cut {
+
+// One node's cuts, in the order of its WAL, for the cluster check (cluster_check.h).
+class CutFeed {
+ public:
+  virtual ~CutFeed() = default;
+  // The next cut of this node; false at the end.
+  virtual bool Next(CutOnNode* out) = 0;
+  // What the node's reading has found so far, without cuts (see NodeIndexStream); final
+  // once Next() returned false.
+  virtual NodeIndex Progress() = 0;
+  virtual std::vector<BaseSnapshot> Snapshots() = 0;  // Progress().snapshots, cheaper
+  virtual uint64_t LastStartTs() = 0;
+};
+
+// A feed over an index already built (a WAL read whole, or a summary file).
+std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index);
+// The feed of a node whose WAL cannot be opened: no cut, and `why` as its open_error.
+std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why);
+// A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
+wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const std::string& wal_dir);
+
+}  // namespace cut

@@ -1,0 +1,107 @@
+#include "libcut/cut_join.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cut {
+namespace {
+
+const char* SideName(Side s) { return s == Side::kBefore ? "Before" : "After"; }
+
+}  // namespace
+
+// One table of the window transactions of all nodes, with the nodes that committed each
+// (and those that have it After) when they fit a mask.
+void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on, CutReport& report,
+             CutJoin& j) {
+  j.nodes = nodes;
+  j.masked = nodes.size() <= 64;
+  j.seen.clear();
+  size_t total = 0, widest = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    total += on[i]->txs.size();
+    widest = std::max(widest, on[i]->txs.size());
+  }
+  // Sized for the distinct transactions (most are committed on several nodes); it grows
+  // if there are more.
+  j.first.Reset(std::max(widest, total / 4));
+  j.seen.reserve(total);
+  constexpr size_t kAhead = 8;  // prefetch distance
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const uint64_t bit = j.masked ? uint64_t{1} << i : 0;
+    const auto& txs = on[i]->txs;
+    for (size_t k = 0; k < txs.size(); ++k) {
+      if (k + kAhead < txs.size()) j.first.Prefetch(txs[k + kAhead].hash);
+      const TxSide& t = txs[k];
+      const auto [at, fresh] = j.first.Insert(t.xid, t.hash, static_cast<uint32_t>(j.seen.size()),
+                                              [&](uint32_t e) -> const wal::TxId& { return j.seen[e].xid; });
+      if (fresh) j.seen.push_back(CutJoin::Seen{t.xid, t.commit, 0, 0, static_cast<uint32_t>(i), t.side});
+      CutJoin::Seen& f = j.seen[at];
+      f.nodes |= bit;
+      if (t.side == Side::kAfter) f.after |= bit;
+      if (!fresh && f.side != t.side) {
+        report.violations.push_back(
+            {Kind::kSideMismatch, t.xid, {nodes[f.node]->node, nodes[i]->node},
+             fmt::format("{} on {} (commit at {}), {} on {} (commit at {}); Start/Finish at {}/{} and {}/{}",
+                         SideName(f.side), nodes[f.node]->node, f.at.ToString(), SideName(t.side), nodes[i]->node,
+                         t.commit.ToString(), on[f.node]->start.ToString(), on[f.node]->finish.ToString(),
+                         on[i]->start.ToString(), on[i]->finish.ToString())});
+      }
+    }
+  }
+  j.valid = true;
+}
+
+// Checked for the Before transactions committed on a node after its Start record: they
+// were in flight when the cut started, so every participant commits them inside its own
+// window of this cut. The window argument needs the previous cut (whose Start opens the
+// participant's window) to have finished everywhere: a failed cut does not wait for the
+// transactions it watched, so one of them can still be in flight at the next cut's start.
+void ParticipantCheck::Check(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on,
+                             const std::vector<size_t>& pos, const CutJoin& j, CutReport& report) {
+  std::map<uint16_t, size_t> by_order;
+  for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i]->order] = i;
+  std::vector<bool> window_sound(nodes.size(), true);
+  if (!j.masked) {
+    windows_.resize(std::max(windows_.size(), nodes.size()));
+    for (size_t o = 0; o < nodes.size(); ++o) windows_[o].Reset(0);
+  }
+  for (size_t o = 0; o < nodes.size(); ++o) {
+    if (pos[o] == 0) continue;
+    const wal::Uuid prev = nodes[o]->cuts[pos[o] - 1].id;
+    for (const auto& n : nodes) {
+      const CutOnNode* p = FindCut(*n, prev);
+      if (p == nullptr || !p->has_finish) window_sound[o] = false;
+    }
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& tp : on[i]->participants) {
+      const TxSide& t = on[i]->txs[tp.tx];
+      if (t.side != Side::kBefore || t.commit < on[i]->start) continue;
+      for (uint16_t order : tp.nodes) {
+        auto o = by_order.find(order);
+        if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
+        if (!CommittedOn(t.xid, o->second, on, j)) {
+          report.violations.push_back(
+              {Kind::kBeforeMissingOnParticipant, t.xid, {nodes[i]->node, nodes[o->second]->node},
+               fmt::format("Before on {} (commit at {}) but not committed near the cut on participant {}",
+                           nodes[i]->node, t.commit.ToString(), nodes[o->second]->node)});
+        }
+      }
+    }
+  }
+}
+
+bool ParticipantCheck::CommittedOn(const wal::TxId& x, size_t o, const std::vector<const CutOnNode*>& on,
+                                   const CutJoin& j) {
+  if (j.masked) return (j.Find(x)->nodes >> o & 1) != 0;
+  auto& window = windows_[o];
+  if (window.size() == 0 && !on[o]->txs.empty()) {
+    window.Reset(on[o]->txs.size());
+    for (const auto& w : on[o]->txs) window.Insert(w.xid, 0);
+  }
+  return window.Find(x) != nullptr;
+}
+
+}  // namespace cut

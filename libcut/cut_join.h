@@ -1,0 +1,57 @@
+// The cross-node rules of one cut: the window transactions of all its baseline nodes
+// joined by id (every transaction on the same side everywhere), and the participant
+// rule that needs them (a Before transaction in flight at the Start is committed on
+// every participant). The join is kept for the nesting of the next cut.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "libcut/cluster_check.h"
+#include "libcut/id_index.h"
+
+namespace cut {
+
+struct CutJoin {
+  struct Seen {
+    wal::TxId xid;
+    wal::Pointer at;  // its commit on the first node that has it
+    uint64_t nodes;   // the nodes that committed it, when `masked`
+    uint64_t after;   // those that have it After, when `masked`
+    uint32_t node;    // that first node, by index in `nodes`
+    Side side;        // there
+  };
+  bool valid = false;   // built for the cut checked last
+  bool masked = false;  // at most 64 nodes: the masks are kept
+  std::vector<const NodeIndex*> nodes;
+  IdIndex first;        // xid -> index in `seen`
+  std::vector<Seen> seen;
+
+  // The entry of `x`, or nullptr.
+  const Seen* Find(const wal::TxId& x) const {
+    const uint32_t k = first.Find(x, [this](uint32_t i) -> const wal::TxId& { return seen[i].xid; });
+    return k == UINT32_MAX ? nullptr : &seen[k];
+  }
+};
+
+// Builds `j` over the nodes' cuts `on` (each with both records), reporting every
+// side-mismatch into `report`.
+void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on, CutReport& report,
+             CutJoin& j);
+
+// The participant rule (before-missing-on-participant), over a join JoinCut built.
+// `pos[i]`: the position of the cut in node i's cuts. Keeps its tables between cuts.
+class ParticipantCheck {
+ public:
+  void Check(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on,
+             const std::vector<size_t>& pos, const CutJoin& j, CutReport& report);
+
+ private:
+  // Whether `x` was committed near the cut on node `o`.
+  bool CommittedOn(const wal::TxId& x, size_t o, const std::vector<const CutOnNode*>& on, const CutJoin& j);
+
+  std::vector<TxTable> windows_;  // without masks: each node's window, built when needed
+};
+
+}  // namespace cut

@@ -1,0 +1,218 @@
+#include "libcut/index_builder.h"
+
+#include <fmt/format.h>
+
+namespace cut {
+
+void IndexBuilder::OnRecord(const wal::Record& r) {
+  if (index_->records++ == 0) index_->begin = r.ptr;
+  // Segments missing between two read (reported before reading began): a gap, as in OnIssue.
+  if (r.ptr.segment > last_segment_ + 1 && index_->records > 1) order_ = TxOrder();
+  last_segment_ = r.ptr.segment;
+  const auto& a = r.decoded;
+  switch (static_cast<wal::RecordType>(r.type)) {
+    case wal::RecordType::kHeader:
+      index_->node_id = a.header.node_id;
+      index_->order = a.header.node_order;
+      break;
+    case wal::RecordType::kClusterSnapshot:
+      index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr, a.snapshot.timestamp});
+      Stamp(a.snapshot.timestamp);
+      order_.Start();
+      break;
+    case wal::RecordType::kData:
+      OnData(r);
+      break;
+    case wal::RecordType::kTx:
+      OnTx(r);
+      break;
+    case wal::RecordType::kCutStart:
+      Stamp(a.cut_start.timestamp);
+      OnStart(r);
+      break;
+    case wal::RecordType::kCutFinish:
+      Stamp(a.cut_finish.timestamp);
+      OnFinish(r);
+      break;
+    default:
+      break;
+  }
+}
+
+void IndexBuilder::OnData(const wal::Record& r) {
+  Stamp(r.data.timestamp);
+  wal::DataEntryCursor entries(r.data);
+  wal::DataEntry e;
+  while (entries.Next(&e)) {
+    if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
+    if (!e.xid.IsNull()) window_.OnWrite(e);  // the null id is an initial load, not a transaction
+  }
+}
+
+void IndexBuilder::OnTx(const wal::Record& r) {
+  const wal::TxView& t = r.tx;
+  Stamp(t.timestamp);
+  std::string why = t.state == wal::TxState::kPrepared ? order_.OnPrepared(t.xid)
+                                                       : order_.OnFinal(t.xid, wal::TxStateName(t.state));
+  if (!why.empty()) OutOfOrder(r, why);
+  if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
+    window_.OnCommit(t, r.ptr);
+  } else if (t.state == wal::TxState::kRolledBack) {
+    window_.OnRollback(t.xid);
+  }
+}
+
+void IndexBuilder::OnIssue(const wal::Issue& issue) {
+  if (issue.kind == wal::IssueKind::kTornTail) index_->torn_tail = issue.ToString();
+  if (!issue.IsError()) return;
+  AddError(wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, issue.ToString());
+  // Past a gap in what was read, transactions are no longer seen whole: their order
+  // is checked again from the next full snapshot.
+  order_ = TxOrder();
+}
+
+void IndexBuilder::Finish(wal::Pointer end) {
+  index_->end = end;
+  for (auto& s : states_) {
+    if (!s.finalized) Finalize(s);
+  }
+  for (auto& s : states_) ready_->push_back(std::move(s.cut));
+  states_.clear();
+}
+
+void IndexBuilder::AddError(wal::Pointer at, std::string text) {
+  index_->read_errors.push_back(text);
+  index_->read_error_at.push_back(at);
+  errors_.push_back({at, std::move(text)});
+}
+
+// A record out of the order of tx_order.h: an error of the WAL, as damage is.
+void IndexBuilder::OutOfOrder(const wal::Record& r, const std::string& why) {
+  AddError(r.ptr, fmt::format("\"{}\": records out of order at offset {} (record {}): {}",
+                              reader_ != nullptr ? reader_->current_file() : std::string("-"), r.ptr.offset,
+                              r.record_index, why));
+}
+
+IndexBuilder::CutState* IndexBuilder::Find(const wal::Uuid& id) {
+  for (auto& s : states_) {
+    if (s.cut.id == id) return &s;
+  }
+  return nullptr;
+}
+
+IndexBuilder::CutState* IndexBuilder::Open(const wal::Uuid& id) {
+  states_.emplace_back();
+  CutState* s = &states_.back();
+  s->cut.id = id;
+  s->window_begin = last_start_;
+  return s;
+}
+
+// A record of a cut already handed over (a WAL written by a broken algorithm, or
+// damaged): reported on the cut now open, naming the old one; it opens nothing.
+bool IndexBuilder::Stray(const wal::Record& r, const wal::Uuid& id, const char* what) {
+  if (emitted_.count(id) == 0 || states_.empty()) return false;
+  states_.back().cut.problems.push_back(
+      {std::string(what) == "Start" ? Kind::kDuplicateRecord : Kind::kFinishAfterNextStart, {}, r.ptr,
+       fmt::format("a {} record of cut {}, written after later cuts' Start records", what, id.ToString())});
+  return true;
+}
+
+void IndexBuilder::OnStart(const wal::Record& r) {
+  const auto& st = r.decoded.cut_start;
+  CutState* s = Find(st.cut_id);
+  if (s == nullptr && Stray(r, st.cut_id, "Start")) return;
+  if (s != nullptr && s->cut.has_start) {
+    s->cut.problems.push_back({Kind::kDuplicateRecord, {}, r.ptr, "a second Start record of this cut"});
+    return;
+  }
+  // The previous cut's window ends here.
+  if (!states_.empty() && s == nullptr) {
+    CutState& prev = states_.back();
+    prev.has_next_start = true;
+    prev.next_start = r.ptr;
+    if (!prev.finalized) Finalize(prev);
+  }
+  if (s == nullptr) s = Open(st.cut_id);
+  s->cut.has_start = true;
+  s->cut.start = r.ptr;
+  s->cut.topology_version = st.topology_version;
+  s->cut.start_ts = st.timestamp;
+  for (auto it = index_->snapshots.rbegin(); it != index_->snapshots.rend(); ++it) {
+    if (it->at < r.ptr) {
+      s->cut.base = it->name;
+      break;
+    }
+  }
+  last_start_ = r.ptr;
+  last_start_ts_ = std::max(last_start_ts_, st.timestamp);
+  Trim();
+  Emit();
+}
+
+void IndexBuilder::OnFinish(const wal::Record& r) {
+  const auto& f = r.decoded.cut_finish;
+  CutState* s = Find(f.cut_id);
+  if (s == nullptr && Stray(r, f.cut_id, "Finish")) return;
+  if (s == nullptr) {
+    s = Open(f.cut_id);
+    s->cut.problems.push_back({Kind::kFinishWithoutStart, {}, r.ptr, "Finish record with no Start record before it"});
+  }
+  if (s->cut.has_finish) {
+    s->cut.problems.push_back({Kind::kDuplicateRecord, {}, r.ptr, "a second Finish record of this cut"});
+    return;
+  }
+  s->cut.has_finish = true;
+  s->cut.finish = r.ptr;
+  s->cut.finish_ts = f.timestamp;
+  s->cut.before = f.before;
+  s->cut.after = f.after;
+  if (s->finalized) {
+    s->cut.problems.push_back({Kind::kFinishAfterNextStart, {}, r.ptr,
+                               "Finish record written after the next cut's Start record"});
+  }
+  Emit();
+}
+
+// A finalized cut is handed over once nothing more can change it: it has its Finish
+// record, or the cut after it is finalized too (a Finish written later still is
+// reported on a cut of its own).
+void IndexBuilder::Emit() {
+  while (!states_.empty() && states_.front().finalized &&
+         (states_.front().cut.has_finish || (states_.size() > 1 && states_[1].finalized))) {
+    emitted_.insert(states_.front().cut.id);
+    ready_->push_back(std::move(states_.front().cut));
+    states_.erase(states_.begin());
+  }
+}
+
+// Commits before the last cut's window are no longer needed by any cut.
+void IndexBuilder::Trim() {
+  wal::Pointer keep = last_start_;
+  for (const auto& s : states_) {
+    if (!s.finalized) {
+      keep = s.window_begin;
+      break;
+    }
+  }
+  window_.DropBefore(keep);
+}
+
+// The window of a cut is complete: it is unverifiable when a read error falls inside
+// it, and otherwise classified.
+void IndexBuilder::Finalize(CutState& s) {
+  s.finalized = true;
+  CutOnNode& c = s.cut;
+  const wal::Pointer lo = s.window_begin;
+  const wal::Pointer hi = s.has_next_start ? s.next_start : wal::Pointer{UINT64_MAX, UINT32_MAX};
+  for (const auto& [at, text] : errors_) {
+    if (!(at < lo) && at < hi) {
+      c.unverifiable = text;
+      break;
+    }
+  }
+  if (!c.has_start || !c.has_finish) return;
+  classifier_.Classify(c, window_, lo, hi);
+}
+
+}  // namespace cut

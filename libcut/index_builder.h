@@ -1,0 +1,72 @@
+// The reading behind the cut index (cut_index.h): fed a node's records and the reader's
+// issues in WAL order, it fills the node's index and hands over each cut, classified,
+// once its window is complete. Memory follows the open windows (commit_window.h).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "libcut/commit_window.h"
+#include "libcut/cut_index.h"
+#include "libcut/tx_order.h"
+#include "libcut/window_classifier.h"
+#include "libwal/wal_reader.h"
+
+namespace cut {
+
+class IndexBuilder {
+ public:
+  // Cuts whose window is complete go to `ready`, in WAL order.
+  IndexBuilder(NodeIndex* index, std::deque<CutOnNode>* ready) : index_(index), ready_(ready) {}
+  uint64_t last_start_ts() const { return last_start_ts_; }
+  // The reader the records come from (for the file of an out-of-order record).
+  void set_reader(const wal::WalReader* reader) { reader_ = reader; }
+
+  void OnRecord(const wal::Record& r);
+  void OnIssue(const wal::Issue& issue);
+  // The end of the WAL, just past its last sound record: every cut still open is handed over.
+  void Finish(wal::Pointer end);
+
+ private:
+  // A cut not yet handed over.
+  struct CutState {
+    CutOnNode cut;
+    bool finalized = false;
+    bool has_next_start = false;
+    wal::Pointer next_start;
+    wal::Pointer window_begin;  // the previous cut's Start, or the beginning
+  };
+
+  void OnData(const wal::Record& r);
+  void OnTx(const wal::Record& r);
+  void OnStart(const wal::Record& r);
+  void OnFinish(const wal::Record& r);
+  void Stamp(uint64_t ts) { index_->last_ts = std::max(index_->last_ts, ts); }
+  void AddError(wal::Pointer at, std::string text);
+  void OutOfOrder(const wal::Record& r, const std::string& why);
+  CutState* Find(const wal::Uuid& id);
+  CutState* Open(const wal::Uuid& id);
+  bool Stray(const wal::Record& r, const wal::Uuid& id, const char* what);
+  void Emit();
+  void Trim();
+  void Finalize(CutState& s);
+
+  NodeIndex* index_;
+  std::deque<CutOnNode>* ready_;
+  const wal::WalReader* reader_ = nullptr;
+  TxOrder order_;
+  uint64_t last_segment_ = 0;
+  uint64_t last_start_ts_ = 0;
+  wal::Pointer last_start_{};
+  std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
+  std::vector<std::pair<wal::Pointer, std::string>> errors_;
+  CommitWindow window_;
+  WindowClassifier classifier_;
+  std::vector<CutState> states_;
+};
+
+}  // namespace cut

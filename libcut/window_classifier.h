@@ -1,0 +1,41 @@
+// Classifying a cut's window on one node: each commit of the window gets its side of the
+// cut (side.h), and every check one node's WAL allows is made on the way (the Finish
+// record's sets against the commits, a transaction's commits on one side, the per-key
+// order of Before and After writes). The tables are kept from one cut to the next.
+#pragma once
+
+#include "libcut/commit_window.h"
+#include "libcut/cut_index.h"
+#include "libcut/id_index.h"
+#include "libcut/id_set.h"
+#include "libcut/order_tables.h"
+
+namespace cut {
+
+class WindowClassifier {
+ public:
+  // Fills c.txs, c.participants and c.problems from the commits of `w` in [lo, hi),
+  // for a cut that has both its Start and its Finish record here.
+  void Classify(CutOnNode& c, const CommitWindow& w, const wal::Pointer& lo, const wal::Pointer& hi);
+
+ private:
+  // The window's commits: [first, end) of the CommitWindow, split by the Start and the
+  // Finish record into those before Start, between, and after Finish.
+  struct Bounds {
+    size_t first = 0, start = 0, finish = 0, end = 0;
+  };
+  // finish-before-start, duplicate-entry, both-sets; loads before_ and after_.
+  void CheckSets(CutOnNode& c);
+  Side SideAt(const CommitWindow& w, const Bounds& b, size_t i) const;
+  void ClassifyCommits(CutOnNode& c, const CommitWindow& w, const Bounds& b);
+  void CheckListed(CutOnNode& c);
+  void CheckKeyOrder(CutOnNode& c, const CommitWindow& w, const Bounds& b);
+
+  IdSet before_, after_;  // the Finish record's sets
+  IdIndex seen_;          // xid -> index in the cut's txs
+  TxTable ranged_;        // listed Before and committed between Start and Finish
+  PartitionTable partitions_;
+  KeyTable keys_;
+};
+
+}  // namespace cut
