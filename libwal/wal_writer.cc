@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 
@@ -25,24 +24,28 @@ Status Errno(const char* what, const std::string& path) {
   return Status::IoError(fmt::format("cannot {} \"{}\": {}", what, path, strerror(errno)));
 }
 
-// The fault hook: bytes that may still be written before the process stops (-1: off).
-int64_t g_fault_budget = [] {
-  const char* v = std::getenv("WALCUT_FAULT_WRITE_BYTES");
-  return v != nullptr ? std::strtoll(v, nullptr, 10) : int64_t{-1};
-}();
+WriteHook* g_write_hook = nullptr;
 
 }  // namespace
 
+WriteHook* InstallWriteHook(WriteHook* hook) {
+  WriteHook* before = g_write_hook;
+  g_write_hook = hook;
+  return before;
+}
+
 Status WriteAll(int fd, const std::string& path, std::string_view bytes) {
   while (!bytes.empty()) {
-    size_t want = bytes.size();
-    if (g_fault_budget >= 0 && static_cast<int64_t>(want) > g_fault_budget) {
-      // Write what the budget allows, then die as a crash would: no flush, no cleanup.
-      if (g_fault_budget > 0) (void)!::write(fd, bytes.data(), static_cast<size_t>(g_fault_budget));
-      ::_exit(75);
+    const size_t want = bytes.size();
+    if (g_write_hook != nullptr) {
+      const size_t allowed = g_write_hook->Allow(want);
+      if (allowed < want) {
+        if (allowed > 0) (void)!::write(fd, bytes.data(), allowed);
+        g_write_hook->Fault();
+        return Status::IoError(fmt::format("cannot write \"{}\": a fault was injected", path));
+      }
     }
     ssize_t n = ::write(fd, bytes.data(), want);
-    if (n > 0 && g_fault_budget >= 0) g_fault_budget -= n;
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Errno("write", path);
     bytes.remove_prefix(static_cast<size_t>(n));
@@ -61,8 +64,6 @@ Status CompressSegmentFile(const std::string& path) {
   if (::unlink(path.c_str()) != 0) return Errno("remove", path);
   return SyncDirectory(ParentOf(path));
 }
-
-void WalWriter::SetFaultAfterBytes(int64_t bytes) { g_fault_budget = bytes; }
 
 namespace {
 

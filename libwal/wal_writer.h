@@ -69,11 +69,6 @@ class WalWriter {
   const std::string& wal_dir() const { return dir_; }
   Uuid node_id() const { return node_id_; }
 
-  // Tests: stop the process (exit status 75) once this many more bytes have been written
-  // by any writer, leaving at most a torn record behind. Also set by the environment
-  // variable WALCUT_FAULT_WRITE_BYTES.
-  static void SetFaultAfterBytes(int64_t bytes);
-
  private:
   WalWriter(std::string dir, Uuid node_id, uint16_t node_order, WriterOptions options);
 

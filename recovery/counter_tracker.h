@@ -54,8 +54,6 @@ class CounterTracker {
 
   uint64_t lwm() const { return lwm_; }
   uint64_t hwm() const { return hwm_; }
-  // The highest counter applied (LWM when nothing is applied above it).
-  uint64_t highest_applied() const { return ranges_.empty() ? lwm_ : ranges_.rbegin()->second; }
   size_t open_ranges() const { return ranges_.size(); }
 
  private:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tools/app.h"
+#include "tools/crash_hook.h"
 #include "tools/output.h"
 
 namespace {
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   sa.sa_handler = OnSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  tools::InstallCrashHookFromEnvironment();
   std::vector<std::string> args(argv + 1, argv + argc);
   int rc = tools::RunWalcut(args, output, &g_interrupt);
   out.Flush();

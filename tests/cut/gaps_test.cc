@@ -15,6 +15,7 @@
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 #include "sim/simulate.h"
+#include "tools/crash_hook.h"
 
 namespace {
 
@@ -154,7 +155,8 @@ TEST_F(Gaps, ACrashAtAnyByteOfCloseLosesNothingAndTheNextRunFinishes) {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      wal::WalWriter::SetFaultAfterBytes(budget);
+      tools::CrashAfterBytes hook(static_cast<uint64_t>(budget));
+      wal::InstallWriteHook(&hook);
       RunCli({"gaps", "--close", "-q", c_});
       _exit(0);
     }
@@ -197,14 +199,15 @@ TEST_F(Gaps, ASavedTornTailIsNeverOverwritten) {
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    wal::WalWriter::SetFaultAfterBytes(static_cast<int64_t>(tail.size()) + 1);  // the tail, then 1 byte
+    tools::CrashAfterBytes hook(tail.size() + 1);  // the tail, then 1 byte
+    wal::InstallWriteHook(&hook);
     RunCli({"gaps", "--close", "-q", c_});
     _exit(0);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 75);
+  ASSERT_EQ(WEXITSTATUS(status), tools::kCrashExitStatus);
   ASSERT_EQ(testing_support::ReadFile(torn_file()), tail);
   auto r = RunCli({"gaps", "--close", c_});
   EXPECT_EQ(r.code, 0) << r.err;

@@ -5,6 +5,7 @@
 #include "libwal/segment_file.h"
 #include "libwal/wal_reader.h"
 #include "libwal/wal_writer.h"
+#include "libwal/write_all.h"
 #include "tests/support/read_all.h"
 #include "tests/support/segment_builder.h"
 #include "tests/support/temp_dir.h"
@@ -46,6 +47,49 @@ TEST(WalWriter, RollsBeforeASegmentPassesItsSize) {
     }
   }
   EXPECT_EQ(data, ptrs.size());
+}
+
+// A hook that lets `budget` bytes through, then records the fault instead of ending
+// the process.
+class ShortWrites : public WriteHook {
+ public:
+  explicit ShortWrites(size_t budget) : budget_(budget) {}
+  size_t Allow(size_t size) override {
+    const size_t n = std::min(size, budget_);
+    budget_ -= n;
+    return n;
+  }
+  void Fault() override { ++faults; }
+  int faults = 0;
+
+ private:
+  size_t budget_;
+};
+
+// Every byte a writer puts in a file passes the installed hook: a fault leaves exactly
+// the bytes allowed on disk and fails the write; with the hook removed, writes go on.
+TEST(WalWriter, EveryWriteGoesThroughTheInstalledHook) {
+  TempDir dir;
+  WriterOptions o;
+  o.segment_size = 8192;
+  auto w = WalWriter::Create(dir.path() + "/wal", testing_support::TestNode(), 1, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  RecordGenerator g(2);
+  ShortWrites hook(100);
+  ASSERT_EQ(InstallWriteHook(&hook), nullptr);
+  Status failed;
+  for (int i = 0; i < 50 && failed.ok(); ++i) {
+    auto p = (*w)->Append(g.MakeData(2, 40));
+    if (p.ok()) failed = (*w)->Flush();
+  }
+  EXPECT_EQ(InstallWriteHook(nullptr), &hook);
+  EXPECT_FALSE(failed.ok());
+  EXPECT_NE(failed.ToString().find("a fault was injected"), std::string::npos) << failed.ToString();
+  EXPECT_EQ(hook.faults, 1);
+  auto files = ListSegments(dir.path() + "/wal");
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), 1u);
+  EXPECT_EQ(std::filesystem::file_size((*files)[0].path), 100u);
 }
 
 TEST(WalWriter, RefusesADirectoryThatHoldsSegments) {
