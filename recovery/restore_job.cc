@@ -87,7 +87,7 @@ wal::Status RestoreNodes(const RestorePlan& plan, const RestoreJob& job, const s
 std::string ConflictLine(const Conflict& c) {
   std::string nodes;
   for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-  return fmt::format("{} cache {} partition {} [{}]: {}", c.kind, c.cache, c.partition, nodes, c.detail);
+  return fmt::format("{} cache {} partition {} [{}]: {}", ConflictKindName(c.kind), c.cache, c.partition, nodes, c.detail);
 }
 
 // Writes the side files, verifies the output as `walcut verify` would and, unless

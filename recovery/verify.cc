@@ -14,6 +14,19 @@
 #include "libwal/staged_output.h"
 
 namespace recovery {
+
+const char* ConflictKindName(ConflictKind kind) {
+  switch (kind) {
+    case ConflictKind::kCounter: return "counter";
+    case ConflictKind::kContent: return "content";
+    case ConflictKind::kChecksum: return "checksum";
+    case ConflictKind::kMissingCopy: return "missing-copy";
+    case ConflictKind::kUnexpectedCopy: return "unexpected-copy";
+    case ConflictKind::kManifest: return "manifest";
+    case ConflictKind::kForced: return "forced";
+  }
+  return "?";
+}
 namespace fs = std::filesystem;
 
 void CompareCopies(uint32_t cache, uint32_t partition, const std::vector<CopyInfo>& list, std::vector<Conflict>* out) {
@@ -21,19 +34,19 @@ void CompareCopies(uint32_t cache, uint32_t partition, const std::vector<CopyInf
     const CopyInfo& a = list[0];
     const CopyInfo& b = list[i];
     if (a.lwm != b.lwm || a.hwm != b.hwm) {
-      out->push_back({"counter", cache, partition, {a.node, b.node},
+      out->push_back({ConflictKind::kCounter, cache, partition, {a.node, b.node},
                       fmt::format("counter {} (lwm {}, hwm {}) on {}, {} (lwm {}, hwm {}) on {}", a.lwm, a.lwm, a.hwm,
                                   a.node, b.lwm, b.lwm, b.hwm, b.node)});
     }
     if (a.hash != b.hash) {
-      out->push_back({"content", cache, partition, {a.node, b.node},
+      out->push_back({ConflictKind::kContent, cache, partition, {a.node, b.node},
                       fmt::format("content hash 0x{:016x} ({} entries) on {}, 0x{:016x} ({} entries) on {}", a.hash,
                                   a.entries, a.node, b.hash, b.entries, b.node)});
     }
   }
   for (const auto& ci : list) {
     if (ci.lwm != ci.hwm) {
-      out->push_back({"counter", cache, partition, {ci.node},
+      out->push_back({ConflictKind::kCounter, cache, partition, {ci.node},
                       fmt::format("open gaps on {}: lwm {} below hwm {}", ci.node, ci.lwm, ci.hwm)});
     }
   }
@@ -83,7 +96,7 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
       if (std::find(names.begin(), names.end(), file) != names.end()) continue;
       uint32_t c = 0, p = 0;
       ParsePartitionFileName(file, &c, &p);
-      report->conflicts.push_back({"manifest", c, p, {node}, fmt::format("\"{}/{}\" is in restore.json but missing", data, file)});
+      report->conflicts.push_back({ConflictKind::kManifest, c, p, {node}, fmt::format("\"{}/{}\" is in restore.json but missing", data, file)});
     }
   }
   for (const auto& name : names) {
@@ -94,18 +107,18 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
     auto holders = expected.holders.find({c, p});
     if (holders == expected.holders.end() ||
         std::find(holders->second.begin(), holders->second.end(), node) == holders->second.end()) {
-      report->conflicts.push_back({"unexpected-copy", c, p, {node},
+      report->conflicts.push_back({ConflictKind::kUnexpectedCopy, c, p, {node},
                                    fmt::format("\"{}\": {} holds no copy of cache {} partition {} by the assignment", path,
                                                node, c, p)});
     }
     auto bytes = wal::ReadFileToString(path, kMaxPartitionFileBytes);
     auto pf = bytes.ok() ? DecodePartitionFile(*bytes) : wal::Result<PartitionFile>(bytes.status());
     if (!pf.ok()) {
-      report->conflicts.push_back({"checksum", c, p, {node}, fmt::format("\"{}\": {}", path, pf.status().message())});
+      report->conflicts.push_back({ConflictKind::kChecksum, c, p, {node}, fmt::format("\"{}\": {}", path, pf.status().message())});
       continue;
     }
     if (pf->cache_id != c || pf->partition != p) {
-      report->conflicts.push_back({"checksum", c, p, {node},
+      report->conflicts.push_back({ConflictKind::kChecksum, c, p, {node},
                                    fmt::format("\"{}\" holds cache {} partition {}", path, pf->cache_id, pf->partition)});
       continue;
     }
@@ -113,9 +126,9 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
       auto w = want.find(name);
       const uint64_t have = FileChecksum(*bytes);
       if (w == want.end()) {
-        report->conflicts.push_back({"manifest", c, p, {node}, fmt::format("\"{}\" is not in restore.json", path)});
+        report->conflicts.push_back({ConflictKind::kManifest, c, p, {node}, fmt::format("\"{}\" is not in restore.json", path)});
       } else if (w->second->checksum != have) {
-        report->conflicts.push_back({"manifest", c, p, {node},
+        report->conflicts.push_back({ConflictKind::kManifest, c, p, {node},
                                      fmt::format("\"{}\": checksum 0x{:016x} but restore.json recorded 0x{:016x}", path,
                                                  have, w->second->checksum)});
       }
@@ -163,7 +176,7 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
         if (n.node == node) listed = &n;
       }
       if (listed == nullptr) {
-        report.conflicts.push_back({"manifest", 0, 0, {node},
+        report.conflicts.push_back({ConflictKind::kManifest, 0, 0, {node},
                                     fmt::format("{} should have been restored (topology version {}), but restore.json "
                                                 "does not list it",
                                                 node, version->version)});
@@ -174,14 +187,14 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
   if (report.restored) {
     for (const auto& n : manifest->nodes) {
       if (std::find(expected.nodes.begin(), expected.nodes.end(), n.node) == expected.nodes.end()) {
-        report.conflicts.push_back({"manifest", 0, 0, {n.node},
+        report.conflicts.push_back({ConflictKind::kManifest, 0, 0, {n.node},
                                     fmt::format("restore.json lists {}, which holds no copy at topology version {}",
                                                 n.node, version->version)});
       }
     }
     if (manifest->forced) {
       for (const auto& c : manifest->conflicts) {
-        report.conflicts.push_back({"forced", 0, 0, {}, "kept with --force although: " + c});
+        report.conflicts.push_back({ConflictKind::kForced, 0, 0, {}, "kept with --force although: " + c});
       }
     }
   }
@@ -193,7 +206,7 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
       if (std::none_of(list.begin(), list.end(), [&](const CopyInfo& ci) { return ci.node == n; })) missing.push_back(n);
     }
     if (!missing.empty()) {
-      report.conflicts.push_back({"missing-copy", key.first, key.second, missing,
+      report.conflicts.push_back({ConflictKind::kMissingCopy, key.first, key.second, missing,
                                   list.empty() ? std::string("no copy of the partition is present")
                                                : fmt::format("{} of {} copies present", list.size(), holders.size())});
     }

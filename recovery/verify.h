@@ -11,9 +11,22 @@
 
 namespace recovery {
 
+// What two copies, or a copy and restore.json, disagree about; walcut-verify(1)
+// explains each.
+enum class ConflictKind : uint8_t {
+  kCounter,         // copies of a partition at different update counters
+  kContent,         // copies at one counter with different content
+  kChecksum,        // a data file whose checksum does not verify
+  kMissingCopy,     // a copy the partition assignment expects is not there
+  kUnexpectedCopy,  // a copy on a node the assignment does not name
+  kManifest,        // a file that is not the one restore.json recorded
+  kForced,          // restore.json says the restore was kept with --force
+};
+// "missing-copy".
+const char* ConflictKindName(ConflictKind kind);
+
 struct Conflict {
-  // counter, content, checksum, missing-copy, unexpected-copy, manifest, forced
-  std::string kind;
+  ConflictKind kind = ConflictKind::kCounter;
   uint32_t cache = 0;
   uint32_t partition = 0;
   std::vector<std::string> nodes;

@@ -16,7 +16,7 @@
 #include "recovery/restore_job.h"
 #include "recovery/verify.h"
 #include "tools/cut_sources.h"
-#include "tools/escape.h"
+#include "tools/json_writer.h"
 
 namespace tools {
 namespace fs = std::filesystem;
@@ -93,6 +93,127 @@ class RestoreProgress {
   std::chrono::steady_clock::time_point last_ = started_;
 };
 
+// Every --node names a node of the directory that takes part in the chosen cut.
+bool CheckNodes(const RestoreOptions& o, const std::vector<cut::NodeIndex>& indexes, const cut::CutReport& chosen,
+                Output& output) {
+  for (const auto& want : o.nodes) {
+    if (std::none_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; })) {
+      output.Error("no node \"{}\" in \"{}\"", want, o.dir);
+      return false;
+    }
+    if (std::none_of(chosen.nodes.begin(), chosen.nodes.end(), [&](const cut::CutNodeRow& r) { return r.node == want; })) {
+      output.Error("--node {}: it takes no part in cut {} (it does not hold its base snapshot \"{}\")", want,
+                   chosen.id.ToString(), chosen.base);
+      return false;
+    }
+  }
+  return true;
+}
+
+void PlanJson(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
+  JsonWriter j(b);
+  j.BeginObject().Field("schema", 1).Field("dry_run", true).Field("cut", plan.cut.ToString());
+  j.Field("increment", plan.increment).Field("base", plan.base).Key("nodes").BeginArray();
+  for (const auto& n : plan.nodes) {
+    j.BeginObject().Field("node", n.node).Field("base", n.base_dir).Field("from", n.from.ToString());
+    j.Field("start", n.start.ToString()).Field("finish", n.finish.ToString());
+    j.Field("before", n.before.size()).Field("after", n.after.size()).EndObject();
+  }
+  j.EndArray().EndObject();
+  b->push_back('\n');
+}
+
+void PlanText(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
+  auto it = std::back_inserter(*b);
+  fmt::format_to(it, "restore plan: cut {}, increment {} of \"{}\"\n", plan.cut.ToString(), plan.increment, plan.base);
+  for (const auto& n : plan.nodes) {
+    fmt::format_to(it,
+                   "  {:<12} base {} from {} to {} (Start {}), apply what committed before Start except {} "
+                   "listed After, and {} listed Before after it\n",
+                   n.node, n.base_dir, n.from.ToString(), n.finish.ToString(), n.start.ToString(), n.after.size(),
+                   n.before.size());
+  }
+}
+
+// The exit status (and message) of a restore that was not kept.
+int RestoreFailed(const wal::Status& status, const RestoreOptions& o, Output& output) {
+  switch (status.code()) {
+    case wal::StatusCode::kAlreadyExists:
+    case wal::StatusCode::kInvalidArgument:
+      output.Error("{}", status.message());
+      return kExitUsage;
+    case wal::StatusCode::kIoError:
+      output.Error("{}", status.message());
+      return kExitUnreadable;
+    case wal::StatusCode::kCancelled:
+      output.Error("interrupted: nothing of \"{}\" was kept", o.out);
+      return kExitInterrupted;
+    default:
+      output.Error("refusing to keep the restore: {}", status.message());
+      output.Hint("\"walcut restore --force\" keeps it, marked as such in restore.json");
+      return kExitProblems;
+  }
+}
+
+void OutcomeJson(const recovery::RestorePlan& plan, const recovery::RestoreOutcome& outcome, const std::string& out,
+                 fmt::memory_buffer* b) {
+  const recovery::RestoreManifest& manifest = outcome.manifest;
+  JsonWriter j(b);
+  j.BeginObject().Field("schema", 1).Field("cut", plan.cut.ToString()).Field("increment", plan.increment);
+  j.Field("base", plan.base).Field("output", out).Field("forced", manifest.forced).Key("nodes").BeginArray();
+  for (size_t i = 0; i < manifest.nodes.size(); ++i) {
+    const auto& r = manifest.nodes[i];
+    j.BeginObject().Field("node", r.node).Field("txs_applied", r.txs_applied).Field("txs_skipped", r.txs_skipped);
+    j.Field("entries", r.entries).Field("partitions", outcome.partitions[i]).Field("gaps_closed", r.gaps_closed);
+    j.EndObject();
+  }
+  j.EndArray().EndObject();
+  b->push_back('\n');
+}
+
+void OutcomeText(const recovery::RestorePlan& plan, const recovery::RestoreOutcome& outcome, const std::string& out,
+                 fmt::memory_buffer* b) {
+  const recovery::RestoreManifest& manifest = outcome.manifest;
+  auto it = std::back_inserter(*b);
+  fmt::format_to(it, "restored cut {} (increment {} of \"{}\") into {}{}\n", plan.cut.ToString(), plan.increment,
+                 plan.base, out, manifest.forced ? " (kept with --force: the copies do not all agree)" : "");
+  for (size_t i = 0; i < manifest.nodes.size(); ++i) {
+    const auto& r = manifest.nodes[i];
+    fmt::format_to(it, "  {:<12} {} transactions applied, {} skipped, {} entries, {} partitions, {} gaps closed\n",
+                   r.node, r.txs_applied, r.txs_skipped, r.entries, outcome.partitions[i], r.gaps_closed);
+  }
+}
+
+// Writes the restore of `plan` and reports it.
+int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, const cut::ClusterInfo& cluster,
+                   Output& output) {
+  recovery::RestoreJob job;
+  job.out = o.out;
+  job.jobs = o.jobs;
+  job.force = o.force;
+  job.only_nodes = o.nodes;
+  job.cancel = o.stop;
+  RestoreProgress progress(output, o.quiet, recovery::EstimateReplayBytes(plan));
+  job.progress = [&progress](const std::string& node, uint64_t bytes) { progress(node, bytes); };
+  auto outcome = recovery::WriteRestore(plan, cluster, job);
+  if (!outcome.ok()) return RestoreFailed(outcome.status(), o, output);
+  for (const auto& c : outcome->conflicts) {
+    std::string nodes;
+    for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+    output.Warning("kept with --force: {} cache {} partition {} [{}]: {}", recovery::ConflictKindName(c.kind), c.cache,
+                   c.partition, nodes, c.detail);
+  }
+  if (o.quiet) return kExitOk;
+  fmt::memory_buffer b;
+  if (o.json) {
+    OutcomeJson(plan, *outcome, o.out, &b);
+  } else {
+    OutcomeText(plan, *outcome, o.out, &b);
+  }
+  output.out->Write(std::string_view(b.data(), b.size()));
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunRestore(const RestoreOptions& o, Output& output) {
@@ -104,18 +225,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   PrintNodeProblems(report, output);
   size_t chosen = 0;
   if (!ChooseCut(o, report, output, &chosen, &code)) return code;
-  const auto& rows = report.cuts[chosen].nodes;
-  for (const auto& want : o.nodes) {
-    if (std::none_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; })) {
-      output.Error("no node \"{}\" in \"{}\"", want, o.dir);
-      return kExitUsage;
-    }
-    if (std::none_of(rows.begin(), rows.end(), [&](const cut::CutNodeRow& r) { return r.node == want; })) {
-      output.Error("--node {}: it takes no part in cut {} (it does not hold its base snapshot \"{}\")", want,
-                   report.cuts[chosen].id.ToString(), report.cuts[chosen].base);
-      return kExitUsage;
-    }
-  }
+  if (!CheckNodes(o, indexes, report.cuts[chosen], output)) return kExitUsage;
   if (!cluster) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;
@@ -125,146 +235,16 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     output.Error("refusing to restore: {}", plan.status().message());
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
   }
-  if (o.dry_run && o.json) {
-    fmt::memory_buffer b;
-    auto it = std::back_inserter(b);
-    fmt::format_to(it, "{{\"schema\":1,\"dry_run\":true,\"cut\":\"{}\",\"increment\":{},\"base\":", plan->cut.ToString(),
-                   plan->increment);
-    AppendJsonString(&b, plan->base);
-    fmt::format_to(it, ",\"nodes\":[");
-    for (size_t i = 0; i < plan->nodes.size(); ++i) {
-      const auto& n = plan->nodes[i];
-      fmt::format_to(it, "{}{{\"node\":", i ? "," : "");
-      AppendJsonString(&b, n.node);
-      fmt::format_to(it, ",\"base\":");
-      AppendJsonString(&b, n.base_dir);
-      fmt::format_to(it, ",\"from\":\"{}\",\"start\":\"{}\",\"finish\":\"{}\",\"before\":{},\"after\":{}}}",
-                     n.from.ToString(), n.start.ToString(), n.finish.ToString(), n.before.size(), n.after.size());
-    }
-    fmt::format_to(it, "]}}\n");
-    output.out->Write(std::string_view(b.data(), b.size()));
-    return kExitOk;
-  }
-  if (o.dry_run) {
-    if (o.quiet) return kExitOk;
-    std::string t = fmt::format("restore plan: cut {}, increment {} of \"{}\"\n", plan->cut.ToString(),
-                                plan->increment, plan->base);
-    for (const auto& n : plan->nodes) {
-      t += fmt::format("  {:<12} base {} from {} to {} (Start {}), apply what committed before Start except {} "
-                       "listed After, and {} listed Before after it\n",
-                       n.node, n.base_dir, n.from.ToString(), n.finish.ToString(), n.start.ToString(),
-                       n.after.size(), n.before.size());
-    }
-    output.out->Write(t);
-    return kExitOk;
-  }
-  recovery::RestoreJob job;
-  job.out = o.out;
-  job.jobs = o.jobs;
-  job.force = o.force;
-  job.only_nodes = o.nodes;
-  job.cancel = o.stop;
-  RestoreProgress progress(output, o.quiet, recovery::EstimateReplayBytes(*plan));
-  job.progress = [&progress](const std::string& node, uint64_t bytes) { progress(node, bytes); };
-  auto outcome = recovery::WriteRestore(*plan, *cluster, job);
-  if (!outcome.ok()) {
-    switch (outcome.status().code()) {
-      case wal::StatusCode::kAlreadyExists:
-      case wal::StatusCode::kInvalidArgument:
-        output.Error("{}", outcome.status().message());
-        return kExitUsage;
-      case wal::StatusCode::kIoError:
-        output.Error("{}", outcome.status().message());
-        return kExitUnreadable;
-      case wal::StatusCode::kCancelled:
-        output.Error("interrupted: nothing of \"{}\" was kept", o.out);
-        return kExitInterrupted;
-      default:
-        output.Error("refusing to keep the restore: {}", outcome.status().message());
-        output.Hint("\"walcut restore --force\" keeps it, marked as such in restore.json");
-        return kExitProblems;
-    }
-  }
-  for (const auto& c : outcome->conflicts) {
-    std::string nodes;
-    for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-    output.Warning("kept with --force: {} cache {} partition {} [{}]: {}", c.kind, c.cache, c.partition, nodes, c.detail);
-  }
-  const recovery::RestoreManifest& manifest = outcome->manifest;
+  if (!o.dry_run) return WriteAndReport(o, *plan, *cluster, output);
   if (o.quiet) return kExitOk;
   fmt::memory_buffer b;
-  auto bi = std::back_inserter(b);
   if (o.json) {
-    fmt::format_to(bi, "{{\"schema\":1,\"cut\":\"{}\",\"increment\":{},\"base\":", plan->cut.ToString(), plan->increment);
-    AppendJsonString(&b, plan->base);
-    fmt::format_to(bi, ",\"output\":");
-    AppendJsonString(&b, o.out);
-    fmt::format_to(bi, ",\"forced\":{},\"nodes\":[", manifest.forced);
-    for (size_t i = 0; i < manifest.nodes.size(); ++i) {
-      const auto& r = manifest.nodes[i];
-      fmt::format_to(bi, "{}{{\"node\":", i ? "," : "");
-      AppendJsonString(&b, r.node);
-      fmt::format_to(bi, ",\"txs_applied\":{},\"txs_skipped\":{},\"entries\":{},\"partitions\":{},\"gaps_closed\":{}}}",
-                     r.txs_applied, r.txs_skipped, r.entries, outcome->partitions[i], r.gaps_closed);
-    }
-    fmt::format_to(bi, "]}}\n");
+    PlanJson(*plan, &b);
   } else {
-    fmt::format_to(bi, "restored cut {} (increment {} of \"{}\") into {}{}\n", plan->cut.ToString(), plan->increment,
-                   plan->base, o.out, manifest.forced ? " (kept with --force: the copies do not all agree)" : "");
-    for (size_t i = 0; i < manifest.nodes.size(); ++i) {
-      const auto& r = manifest.nodes[i];
-      fmt::format_to(bi, "  {:<12} {} transactions applied, {} skipped, {} entries, {} partitions, {} gaps closed\n",
-                     r.node, r.txs_applied, r.txs_skipped, r.entries, outcome->partitions[i], r.gaps_closed);
-    }
+    PlanText(*plan, &b);
   }
   output.out->Write(std::string_view(b.data(), b.size()));
   return kExitOk;
-}
-
-int RunVerify(const VerifyOptions& o, Output& output) {
-  std::error_code ec;
-  if (!fs::is_directory(o.dir, ec)) {
-    output.Error("\"{}\" {}", o.dir, fs::exists(o.dir, ec) ? "is not a directory" : "does not exist");
-    return kExitUnreadable;
-  }
-  auto report = recovery::VerifyDirectory(o.dir);
-  if (!report.ok()) {
-    output.Error("{}", report.status().message());
-    return kExitUnreadable;
-  }
-  const auto& r = *report;
-  if (!o.quiet) {
-    fmt::memory_buffer b;
-    auto it = std::back_inserter(b);
-    if (o.json) {
-      fmt::format_to(it, "{{\"schema\":1,\"ok\":{},\"restored\":{},\"partitions\":{},\"files\":{},\"conflicts\":[",
-                     r.conflicts.empty(), r.restored, r.partitions, r.files);
-      for (size_t i = 0; i < r.conflicts.size(); ++i) {
-        const auto& c = r.conflicts[i];
-        fmt::format_to(it, "{}{{\"kind\":\"{}\",\"cache\":{},\"partition\":{},\"nodes\":[", i ? "," : "", c.kind, c.cache,
-                       c.partition);
-        for (size_t k = 0; k < c.nodes.size(); ++k) {
-          if (k) b.push_back(',');
-          AppendJsonString(&b, c.nodes[k]);
-        }
-        fmt::format_to(it, "],\"detail\":");
-        AppendJsonString(&b, c.detail);
-        b.push_back('}');
-      }
-      fmt::format_to(it, "]}}\n");
-    } else {
-      for (const auto& c : r.conflicts) {
-        std::string nodes;
-        for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-        fmt::format_to(it, "conflict {} cache {} partition {} [{}]: {}\n", c.kind, c.cache, c.partition, nodes, c.detail);
-      }
-      fmt::format_to(it, "{} partitions in {} files{}: {}\n", r.partitions, r.files,
-                     r.restored ? " (checked against restore.json)" : "",
-                     r.conflicts.empty() ? "all copies agree" : fmt::format("{} conflict(s)", r.conflicts.size()));
-    }
-    output.out->Write(std::string_view(b.data(), b.size()));
-  }
-  return r.conflicts.empty() ? kExitOk : kExitProblems;
 }
 
 }  // namespace tools

@@ -1,4 +1,4 @@
-// `walcut restore` and `walcut verify`.
+// `walcut restore`.
 #pragma once
 
 #include <atomic>
@@ -26,13 +26,6 @@ struct RestoreOptions {
   bool quiet = false;
 };
 
-struct VerifyOptions {
-  std::string dir;
-  bool json = false;
-  bool quiet = false;
-};
-
 int RunRestore(const RestoreOptions& options, Output& output);
-int RunVerify(const VerifyOptions& options, Output& output);
 
 }  // namespace tools

@@ -214,6 +214,9 @@ TEST(HostileInput, QuietMeansNothingOnStandardOutputJsonOrNot) {
   auto restore = RunCli({"restore", "-q", "--json", c, "--latest", "-o", dir.path() + "/r"});
   EXPECT_EQ(restore.code, 0);
   EXPECT_TRUE(restore.out.empty());
+  auto plan = RunCli({"restore", "-q", "--json", c, "--latest", "--dry-run"});
+  EXPECT_EQ(plan.code, 0);
+  EXPECT_TRUE(plan.out.empty()) << plan.out.substr(0, 80);
 }
 
 TEST(HostileInput, MessagesNameWhatIsMissing) {

@@ -1,0 +1,69 @@
+#include "tools/verify.h"
+
+#include <filesystem>
+
+#include "recovery/verify.h"
+#include "tools/json_writer.h"
+
+namespace tools {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string NodeList(const std::vector<std::string>& nodes) {
+  std::string out;
+  for (const auto& n : nodes) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+void VerifyJson(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
+  JsonWriter j(b);
+  j.BeginObject().Field("schema", 1).Field("ok", r.conflicts.empty()).Field("restored", r.restored);
+  j.Field("partitions", r.partitions).Field("files", r.files).Key("conflicts").BeginArray();
+  for (const auto& c : r.conflicts) {
+    j.BeginObject().Field("kind", recovery::ConflictKindName(c.kind)).Field("cache", c.cache);
+    j.Field("partition", c.partition).Key("nodes").BeginArray();
+    for (const auto& n : c.nodes) j.String(n);
+    j.EndArray().Field("detail", c.detail).EndObject();
+  }
+  j.EndArray().EndObject();
+  b->push_back('\n');
+}
+
+void VerifyText(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
+  auto it = std::back_inserter(*b);
+  for (const auto& c : r.conflicts) {
+    fmt::format_to(it, "conflict {} cache {} partition {} [{}]: {}\n", recovery::ConflictKindName(c.kind), c.cache,
+                   c.partition, NodeList(c.nodes), c.detail);
+  }
+  fmt::format_to(it, "{} partitions in {} files{}: {}\n", r.partitions, r.files,
+                 r.restored ? " (checked against restore.json)" : "",
+                 r.conflicts.empty() ? "all copies agree" : fmt::format("{} conflict(s)", r.conflicts.size()));
+}
+
+}  // namespace
+
+int RunVerify(const VerifyOptions& o, Output& output) {
+  std::error_code ec;
+  if (!fs::is_directory(o.dir, ec)) {
+    output.Error("\"{}\" {}", o.dir, fs::exists(o.dir, ec) ? "is not a directory" : "does not exist");
+    return kExitUnreadable;
+  }
+  auto report = recovery::VerifyDirectory(o.dir);
+  if (!report.ok()) {
+    output.Error("{}", report.status().message());
+    return kExitUnreadable;
+  }
+  if (!o.quiet) {
+    fmt::memory_buffer b;
+    if (o.json) {
+      VerifyJson(*report, &b);
+    } else {
+      VerifyText(*report, &b);
+    }
+    output.out->Write(std::string_view(b.data(), b.size()));
+  }
+  return report->conflicts.empty() ? kExitOk : kExitProblems;
+}
+
+}  // namespace tools
