@@ -377,7 +377,7 @@ TEST(Faults, FinishHeldThenClientStopsRecoveryCommitsAndTheCutFails) {
       const auto& r = run.checked(0);
       EXPECT_EQ(r.status, cut::CutStatus::kInconsistent);
       EXPECT_TRUE(std::any_of(r.violations.begin(), r.violations.end(),
-                              [](const cut::Violation& v) { return v.kind == "side-mismatch"; }))
+                              [](const cut::Violation& v) { return v.kind == cut::Kind::kSideMismatch; }))
           << r.reason;
     }
   }
