@@ -30,6 +30,7 @@ struct NodeIndexStream::Impl {
   std::deque<CutOnNode> ready;
   IndexBuilder builder{&progress, &ready};
   std::unique_ptr<wal::WalReader> reader;
+  RecordTap tap;
   bool done = false;
 };
 
@@ -37,10 +38,11 @@ NodeIndexStream::NodeIndexStream() : impl_(std::make_unique<Impl>()) {}
 NodeIndexStream::~NodeIndexStream() = default;
 
 wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::string& node,
-                                                                    const std::string& wal_dir) {
+                                                                    const std::string& wal_dir, RecordTap tap) {
   std::unique_ptr<NodeIndexStream> s(new NodeIndexStream());
   Impl* impl = s->impl_.get();
   impl->progress.node = node;
+  impl->tap = std::move(tap);
   // Many nodes are read at once: the pages of each segment go back as they are read.
   wal::ReaderOptions options;
   options.release_consumed = true;
@@ -60,6 +62,7 @@ bool NodeIndexStream::Next(CutOnNode* out) {
   while (m.ready.empty() && !m.done) {
     if (m.reader->Next(&r)) {
       m.builder.OnRecord(*r);
+      if (m.tap) m.tap(*r);
     } else {
       m.builder.Finish(m.reader->end());
       m.done = true;
@@ -74,8 +77,8 @@ bool NodeIndexStream::Next(CutOnNode* out) {
 const NodeIndex& NodeIndexStream::progress() const { return impl_->progress; }
 uint64_t NodeIndexStream::last_start_ts() const { return impl_->builder.last_start_ts(); }
 
-wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir) {
-  auto stream = NodeIndexStream::Open(node, wal_dir);
+wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir, RecordTap tap) {
+  auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap));
   if (!stream.ok()) return stream.status();
   std::vector<CutOnNode> cuts;
   CutOnNode c;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,9 +95,13 @@ const CutOnNode* FindCut(const NodeIndex& n, const wal::Uuid& id, size_t* pos = 
 // Only meaningful for a cut with both records.
 Side SideOf(const CutOnNode& cut, const wal::TxId& xid, const wal::Pointer& commit);
 
+// Every record the index is built from, as it is read (light: TX_RECORDs and
+// DATA_RECORD_V2s as views), for a reader that wants more of the WAL in the same pass.
+using RecordTap = std::function<void(const wal::Record&)>;
+
 // Reads the node WAL of `wal_dir` once. Only failure to open is an error; every problem
 // inside the WAL is recorded in the index.
-wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir);
+wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir, RecordTap tap = nullptr);
 
 // The same reading, handing over each cut as soon as its window is complete (the next
 // cut's Start, or the end of the WAL, has been read), in WAL order: a cluster can then be
@@ -104,7 +109,8 @@ wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string
 // BuildNodeIndex is this stream drained.
 class NodeIndexStream {
  public:
-  static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const std::string& wal_dir);
+  static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const std::string& wal_dir,
+                                                           RecordTap tap = nullptr);
   ~NodeIndexStream();
   // The next cut; false once the WAL is read to its end and every cut handed over.
   bool Next(CutOnNode* out);

@@ -11,8 +11,6 @@
 
 namespace tools {
 
-namespace {
-
 // The first errors of a node locate the damage; the rest only count.
 void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
   if (!index.torn_tail.empty()) output.Warning("{}", index.torn_tail);
@@ -23,7 +21,6 @@ void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
   }
 }
 
-// The inputs of a cut analysis: node WAL directories only.
 bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInputs* out, int* code) {
   auto inputs = ResolveWalInputs(paths);
   if (!inputs.ok()) {
@@ -41,8 +38,6 @@ bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInpu
   *out = std::move(inputs).value();
   return true;
 }
-
-}  // namespace
 
 bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
                         std::optional<cut::ClusterInfo>* cluster, int* code) {

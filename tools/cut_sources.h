@@ -7,10 +7,17 @@
 #include <vector>
 
 #include "libcut/cluster_check.h"
+#include "tools/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/output.h"
 
 namespace tools {
+
+// The inputs of a cut analysis, node WAL directories only; on failure prints the error
+// and returns the exit code in *code.
+bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInputs* out, int* code);
+// A node's torn tail (a warning) and its first read errors.
+void PrintReadErrors(const cut::NodeIndex& index, Output& output);
 
 // Builds the indexes of every server node under `paths` (a node whose WAL cannot be
 // opened gets an index saying so) and reads the cluster file of a cluster directory

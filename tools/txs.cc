@@ -1,36 +1,290 @@
 #include "tools/txs.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <iterator>
 #include <map>
-#include <set>
-
+#include <thread>
 
 #include "libcut/cluster_check.h"
-#include "libwal/wal_reader.h"
+#include "libcut/tx_census.h"
 #include "tools/cut_sources.h"
-#include "tools/escape.h"
-#include "tools/inputs.h"
+#include "tools/json_writer.h"
 
 namespace tools {
 namespace {
 
-struct OnNode {
-  // A node logs one set of TxRecords per role it has in the transaction: its state is
-  // PREPARED while any role is unfinished, else the roles' outcome.
-  uint32_t prepared = 0, committed = 0, rolled_back = 0, unknown = 0;
-  std::optional<wal::TxState> state;
-  std::vector<wal::Pointer> commits;     // COMMITTED records (one per role)
-  std::set<std::pair<uint32_t, uint64_t>> writes;  // partition, counter
-};
-
-struct TxRow {
-  std::vector<uint16_t> participants;  // node orders, primaries and backups
-  std::string participants_text;
-  std::map<size_t, OnNode> nodes;      // by node index
-};
-
 const char* StateName(const std::optional<wal::TxState>& s) { return s ? wal::TxStateName(*s) : "missing"; }
+
+// Every node's transactions, read on as many threads as there are cores, in the order
+// the nodes were given.
+std::vector<cut::NodeTxs> ReadAll(const WalInputs& inputs, const std::optional<wal::TxId>& only) {
+  std::vector<cut::NodeTxs> nodes(inputs.nodes.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < nodes.size();) {
+      const WalInput& in = inputs.nodes[i];
+      auto read = cut::ReadNodeTxs(in.node, in.wal_dir, only);
+      if (read.ok()) {
+        nodes[i] = std::move(read).value();
+      } else {
+        nodes[i].index.node = in.node;
+        nodes[i].index.open_error = read.status().message();
+      }
+    }
+  };
+  const size_t workers = std::min<size_t>(nodes.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  return nodes;
+}
+
+// A cut with both records on a node, with its sets sorted for the side rule.
+struct NodeCut {
+  std::string id;     // in full
+  std::string before_text, after_text;  // " <short id>=Before", " <short id>=After"
+  wal::Pointer start, finish;
+  std::vector<wal::TxId> before, after;
+};
+
+// Per node, the cuts of the report (in its order) that have both records there.
+std::vector<std::vector<NodeCut>> CutsByNode(const std::vector<cut::NodeIndex>& indexes,
+                                             const cut::ClusterReport& report) {
+  std::vector<std::vector<NodeCut>> out(indexes.size());
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    for (const auto& c : report.cuts) {
+      const cut::CutOnNode* k = nullptr;
+      for (const auto& kk : indexes[i].cuts) {
+        if (kk.id == c.id) k = &kk;
+      }
+      if (k == nullptr || !k->has_start || !k->has_finish) continue;
+      const std::string id = c.id.ToString();
+      NodeCut nc{id, " " + id.substr(0, 8) + "=Before", " " + id.substr(0, 8) + "=After", k->start, k->finish,
+                 k->before, k->after};
+      std::sort(nc.before.begin(), nc.before.end());
+      std::sort(nc.after.begin(), nc.after.end());
+      out[i].push_back(std::move(nc));
+    }
+  }
+  return out;
+}
+
+bool SideIsBefore(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& commit) {
+  auto listed = [&](const std::vector<wal::TxId>& v) { return std::binary_search(v.begin(), v.end(), xid); };
+  return cut::SideOfCommit(cut::RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
+                           [&] { return listed(c.after); }) == cut::Side::kBefore;
+}
+
+// One transaction across the nodes: its entry on each node that has one (null where the
+// node has none but is a participant), by node index.
+struct Row {
+  wal::TxId xid;
+  std::map<size_t, const cut::TxOnNode*> nodes;
+  const cut::NodeTxs* named_by = nullptr;  // the node whose TX_RECORD gives the participants
+  const cut::TxOnNode* naming = nullptr;
+};
+
+class TxsPrinter {
+ public:
+  // `indexes[i]`: the cut index of nodes[i].
+  TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes, const std::vector<cut::NodeIndex>& indexes,
+             const std::optional<cut::ClusterInfo>& cluster, const cut::ClusterReport& report, Output& output);
+  // Prints the row if it passes the filters; false when it does not.
+  bool Print(const Row& row);
+  void Finish(size_t shown);
+
+ private:
+  std::string NameOf(uint16_t order) const;
+  std::string ParticipantsText(const Row& row, std::vector<size_t>* nodes) const;
+  void NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid);
+  void Flush(bool all);
+  void Append(std::string_view text) { b_.append(text.data(), text.data() + text.size()); }
+
+  const TxsOptions& o_;
+  const std::vector<cut::NodeTxs>& nodes_;
+  const std::vector<cut::NodeIndex>& indexes_;
+  std::vector<std::vector<NodeCut>> cuts_;
+  std::map<uint16_t, std::string> names_;
+  std::map<uint16_t, size_t> index_of_order_;
+  Output& output_;
+  fmt::memory_buffer b_;
+  JsonWriter j_{&b_};
+};
+
+TxsPrinter::TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes,
+                       const std::vector<cut::NodeIndex>& indexes, const std::optional<cut::ClusterInfo>& cluster,
+                       const cut::ClusterReport& report, Output& output)
+    : o_(o), nodes_(nodes), indexes_(indexes), cuts_(CutsByNode(indexes, report)), output_(output) {
+  // Node names by order: servers from their WAL headers, clients from cluster.json.
+  for (const auto& n : indexes) names_[n.order] = n.node;
+  if (cluster) {
+    for (const auto& n : cluster->nodes) names_[n.order] = n.name;
+  }
+  for (size_t i = 0; i < indexes.size(); ++i) index_of_order_[indexes[i].order] = i;
+  if (o_.json) j_.BeginObject().Field("schema", 1).Key("txs").BeginArray();
+}
+
+std::string TxsPrinter::NameOf(uint16_t order) const {
+  auto it = names_.find(order);
+  return it != names_.end() ? it->second : fmt::format("order-{}", order);
+}
+
+// "primary[backup,backup] primary[...]", and the nodes (by index) of every participant.
+std::string TxsPrinter::ParticipantsText(const Row& row, std::vector<size_t>* nodes) const {
+  std::string text;
+  if (row.naming == nullptr) return text;
+  const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
+  auto add_node = [&](uint16_t order) {
+    auto ix = index_of_order_.find(order);
+    if (ix != index_of_order_.end()) nodes->push_back(ix->second);
+  };
+  for (uint16_t g = 0; g < row.naming->participants_count; ++g) {
+    const uint16_t primary = *p++;
+    const uint16_t backups = *p++;
+    text += (text.empty() ? "" : " ") + NameOf(primary) + "[";
+    add_node(primary);
+    for (uint16_t k = 0; k < backups; ++k, ++p) {
+      text += (k ? "," : "") + NameOf(*p);
+      add_node(*p);
+    }
+    text += "]";
+  }
+  return text;
+}
+
+bool TxsPrinter::Print(const Row& given) {
+  Row row = given;
+  std::vector<size_t> participant_nodes;
+  const std::string participants = ParticipantsText(row, &participant_nodes);
+  // Every participant gets a line, "missing" when its WAL has no record of the tx.
+  for (size_t i : participant_nodes) row.nodes.emplace(i, nullptr);
+  auto state_of = [](const cut::TxOnNode* on) { return on != nullptr ? on->state() : std::nullopt; };
+  bool some_committed = false, some_not = false, some_open = false;
+  for (const auto& [i, on] : row.nodes) {
+    const auto s = state_of(on);
+    some_committed |= s == wal::TxState::kCommitted;
+    some_not |= s != wal::TxState::kCommitted;
+    some_open |= s == wal::TxState::kPrepared || s == wal::TxState::kUnknown;
+  }
+  const bool in_doubt = some_committed ? some_not : some_open;
+  if (o_.in_doubt && !in_doubt) return false;
+  if (o_.state && std::none_of(row.nodes.begin(), row.nodes.end(), [&](const auto& kv) {
+        const std::string s = StateName(state_of(kv.second));
+        return std::equal(s.begin(), s.end(), o_.state->begin(), o_.state->end(),
+                          [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+      })) {
+    return false;
+  }
+  if (o_.quiet) return true;
+  const std::string near = NameOf(static_cast<uint16_t>(row.xid.node_order));
+  if (o_.json) {
+    j_.BeginObject().Field("tx", row.xid.ToString()).Field("near", near).Field("participants", participants);
+    j_.Field("in_doubt", in_doubt).Key("nodes").BeginArray();
+  } else {
+    fmt::format_to(std::back_inserter(b_), "tx {} near {} participants {}{}\n", row.xid.ToString(), near, participants,
+                   in_doubt ? " IN DOUBT" : "");
+  }
+  for (const auto& [i, on] : row.nodes) NodeLine(i, on, row.xid);
+  if (o_.json) j_.EndArray().EndObject();
+  Flush(false);
+  return true;
+}
+
+// Node `i`'s line of a transaction: its state, commits, writes and its side of each cut.
+void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid) {
+  const cut::NodeTxs& n = nodes_[i];
+  const std::string& node = indexes_[i].node;
+  static const cut::TxOnNode kNone;
+  const cut::TxOnNode& t = on != nullptr ? *on : kNone;
+  const wal::Pointer* commits = n.commits.data() + t.commits_begin;
+  const cut::PartitionCounter* writes = n.writes.data() + t.writes_begin;
+  const char* state = StateName(on != nullptr ? on->state() : std::nullopt);
+  if (o_.json) {
+    j_.BeginObject().Field("node", node).Field("state", state).Key("commits").BeginArray();
+    for (uint32_t c = 0; c < t.commits_count; ++c) j_.String(commits[c].ToString());
+    j_.EndArray().Key("writes").BeginArray();
+    for (uint32_t w = 0; w < t.writes_count; ++w) {
+      j_.BeginObject().Field("partition", writes[w].partition).Field("counter", writes[w].counter).EndObject();
+    }
+    j_.EndArray().Key("sides").BeginObject();
+    if (t.commits_count != 0) {
+      for (const auto& c : cuts_[i]) j_.Field(c.id, SideIsBefore(c, xid, commits[0]) ? "before" : "after");
+    }
+    j_.EndObject().EndObject();
+    return;
+  }
+  // Appended straight to the buffer: a full table is mostly these lines.
+  const size_t begin = b_.size();
+  fmt::format_to(fmt::appender(b_), "  {:<10} {:<11}", node, state);
+  auto pair = [this](uint64_t a, uint64_t b) {
+    const fmt::format_int fa(a), fb(b);
+    Append({fa.data(), fa.size()});
+    b_.push_back(':');
+    Append({fb.data(), fb.size()});
+  };
+  for (uint32_t c = 0; c < t.commits_count; ++c) {
+    Append(c == 0 ? " at " : ",");
+    pair(commits[c].segment, commits[c].offset);
+  }
+  for (uint32_t w = 0; w < t.writes_count; ++w) {
+    Append(w == 0 ? " writes " : ",");
+    pair(writes[w].partition, writes[w].counter);
+  }
+  if (t.commits_count != 0) {
+    for (const auto& c : cuts_[i]) Append(SideIsBefore(c, xid, commits[0]) ? c.before_text : c.after_text);
+  }
+  size_t end = b_.size();
+  while (end > begin && b_[end - 1] == ' ') --end;  // a line never ends in spaces
+  b_.resize(end);
+  b_.push_back('\n');
+}
+
+void TxsPrinter::Flush(bool all) {
+  if (!all && b_.size() <= (1 << 20)) return;
+  output_.out->Write(std::string_view(b_.data(), b_.size()));
+  b_.clear();
+}
+
+void TxsPrinter::Finish(size_t shown) {
+  if (o_.quiet) return;
+  if (o_.json) {
+    j_.EndArray().EndObject();
+    b_.push_back('\n');
+  } else {
+    fmt::format_to(std::back_inserter(b_), "{} transaction(s)\n", shown);
+  }
+  Flush(true);
+}
+
+// Calls f(row) for every transaction any node has, in id order.
+template <typename F>
+void ForEachRow(const std::vector<cut::NodeTxs>& nodes, F&& f) {
+  std::vector<size_t> at(nodes.size(), 0);
+  for (;;) {
+    const wal::TxId* least = nullptr;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (at[i] < nodes[i].txs.size() && (least == nullptr || nodes[i].txs[at[i]].xid < *least)) {
+        least = &nodes[i].txs[at[i]].xid;
+      }
+    }
+    if (least == nullptr) return;
+    Row row;
+    row.xid = *least;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (at[i] == nodes[i].txs.size() || nodes[i].txs[at[i]].xid != row.xid) continue;
+      const cut::TxOnNode* on = &nodes[i].txs[at[i]++];
+      row.nodes[i] = on;
+      if (row.naming == nullptr && on->participants_count != 0) {
+        row.naming = on;
+        row.named_by = &nodes[i];
+      }
+    }
+    f(row);
+  }
+}
 
 }  // namespace
 
@@ -43,160 +297,26 @@ int RunTxs(const TxsOptions& o, Output& output) {
       return kExitUsage;
     }
   }
-  std::vector<cut::NodeIndex> indexes;
-  std::optional<cut::ClusterInfo> cluster;
+  WalInputs inputs;
   int code = kExitOk;
-  if (!LoadIndexesFromWal({o.dir}, output, &indexes, &cluster, &code)) return code;
-  cut::ClusterReport report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
+  if (!ResolveNodes({o.dir}, output, &inputs, &code)) return code;
+  std::vector<cut::NodeTxs> nodes = ReadAll(inputs, only);
+  std::vector<cut::NodeIndex> indexes;
+  for (auto& n : nodes) {
+    if (n.index.open_error.empty()) PrintReadErrors(n.index, output);
+    indexes.push_back(std::move(n.index));
+  }
+  const cut::ClusterReport report = cut::CheckCluster(indexes, inputs.cluster ? &*inputs.cluster : nullptr);
   PrintNodeProblems(report, output);
-  // Node names by order: servers from their WAL headers, clients from cluster.json.
-  std::map<uint16_t, std::string> names;
-  for (const auto& n : indexes) names[n.order] = n.node;
-  if (cluster) {
-    for (const auto& n : cluster->nodes) names[n.order] = n.name;
-  }
-  auto name_of = [&](uint16_t order) {
-    auto it = names.find(order);
-    return it != names.end() ? it->second : fmt::format("order-{}", order);
-  };
-  auto inputs = ResolveWalInputs({o.dir});
-  std::map<wal::TxId, TxRow> rows;
-  for (size_t i = 0; i < inputs->nodes.size(); ++i) {
-    auto reader = wal::WalReader::OpenDirectory(inputs->nodes[i].wal_dir, {}, nullptr);
-    if (!reader.ok()) continue;
-    const wal::Record* r = nullptr;
-    while ((*reader)->Next(&r)) {
-      const auto& a = r->decoded;
-      if (r->type == static_cast<uint8_t>(wal::RecordType::kTx)) {
-        if (only && a.tx.xid != *only) continue;
-        TxRow& row = rows[a.tx.xid];
-        if (row.participants.empty()) {
-          for (const auto& p : a.tx.participants) {
-            row.participants_text += (row.participants_text.empty() ? "" : " ") + name_of(p.primary) + "[";
-            for (size_t b = 0; b < p.backups.size(); ++b) row.participants_text += (b ? "," : "") + name_of(p.backups[b]);
-            row.participants_text += "]";
-            row.participants.push_back(p.primary);
-            row.participants.insert(row.participants.end(), p.backups.begin(), p.backups.end());
-          }
-        }
-        OnNode& on = row.nodes[i];
-        switch (a.tx.state) {
-          case wal::TxState::kPrepared: ++on.prepared; break;
-          case wal::TxState::kCommitted: ++on.committed; on.commits.push_back(r->ptr); break;
-          case wal::TxState::kRolledBack: ++on.rolled_back; break;
-          case wal::TxState::kUnknown: ++on.unknown; break;
-        }
-        on.state = on.unknown ? wal::TxState::kUnknown
-                   : on.committed + on.rolled_back < on.prepared ? wal::TxState::kPrepared
-                   : on.committed ? wal::TxState::kCommitted
-                   : on.rolled_back ? wal::TxState::kRolledBack
-                                    : a.tx.state;
-      } else if (r->type == static_cast<uint8_t>(wal::RecordType::kData)) {
-        for (const auto& e : a.data.entries) {
-          if (e.xid.IsNull() || (only && e.xid != *only)) continue;
-          rows[e.xid].nodes[i].writes.insert({e.partition, e.counter});
-        }
-      }
-    }
-  }
-  std::map<uint16_t, size_t> index_of_order;
-  for (size_t i = 0; i < indexes.size(); ++i) index_of_order[indexes[i].order] = i;
-  fmt::memory_buffer b;
-  auto it = std::back_inserter(b);
-  if (o.json) fmt::format_to(it, "{{\"schema\":1,\"txs\":[");
-  size_t shown = 0;
-  for (auto& [xid, row] : rows) {
-    // Every participant gets a line, "missing" when its WAL has no record of the tx.
-    for (uint16_t order : row.participants) {
-      auto ix = index_of_order.find(order);
-      if (ix != index_of_order.end()) row.nodes[ix->second];
-    }
-    bool some_committed = false, some_not = false;
-    for (const auto& [i, on] : row.nodes) {
-      bool committed = on.state == wal::TxState::kCommitted;
-      some_committed |= committed;
-      some_not |= !committed;
-    }
-    const bool in_doubt = some_committed ? some_not
-                                         : std::any_of(row.nodes.begin(), row.nodes.end(), [](const auto& kv) {
-                                             return kv.second.state == wal::TxState::kPrepared ||
-                                                    kv.second.state == wal::TxState::kUnknown;
-                                           });
-    if (o.in_doubt && !in_doubt) continue;
-    if (o.state && std::none_of(row.nodes.begin(), row.nodes.end(), [&](const auto& kv) {
-          std::string s = StateName(kv.second.state);
-          return std::equal(s.begin(), s.end(), o.state->begin(), o.state->end(),
-                            [](char x, char y) { return std::tolower(x) == std::tolower(y); });
-        })) {
-      continue;
-    }
-    std::string near = name_of(static_cast<uint16_t>(xid.node_order));
-    if (o.json) {
-      fmt::format_to(it, "{}{{\"tx\":\"{}\",\"near\":", shown ? "," : "", xid.ToString());
-      AppendJsonString(&b, near);
-      fmt::format_to(it, ",\"participants\":");
-      AppendJsonString(&b, row.participants_text);
-      fmt::format_to(it, ",\"in_doubt\":{},\"nodes\":[", in_doubt);
-    } else if (!o.quiet) {
-      fmt::format_to(it, "tx {} near {} participants {}{}\n", xid.ToString(), near, row.participants_text,
-                     in_doubt ? " IN DOUBT" : "");
-    }
-    bool first_node = true;
-    for (const auto& [i, on] : row.nodes) {
-      const cut::NodeIndex& n = indexes[i];
-      std::string sides;
-      fmt::memory_buffer sj;
-      auto si = std::back_inserter(sj);
-      bool first_side = true;
-      if (!on.commits.empty()) {
-        for (const auto& c : report.cuts) {
-          const cut::CutOnNode* k = nullptr;
-          for (const auto& kk : n.cuts) {
-            if (kk.id == c.id) k = &kk;
-          }
-          if (k == nullptr || !k->has_start || !k->has_finish) continue;
-          bool before = cut::SideOf(*k, xid, on.commits.front()) == cut::Side::kBefore;
-          sides += fmt::format(" {}={}", c.id.ToString().substr(0, 8), before ? "Before" : "After");
-          fmt::format_to(si, "{}\"{}\":\"{}\"", first_side ? "" : ",", c.id.ToString(), before ? "before" : "after");
-          first_side = false;
-        }
-      }
-      std::string writes;
-      for (const auto& [p, cntr] : on.writes) writes += fmt::format("{}{}:{}", writes.empty() ? "" : ",", p, cntr);
-      if (o.json) {
-        fmt::format_to(it, "{}{{\"node\":", first_node ? "" : ",");
-        AppendJsonString(&b, n.node);
-        fmt::format_to(it, ",\"state\":\"{}\",\"commits\":[", StateName(on.state));
-        for (size_t c = 0; c < on.commits.size(); ++c) fmt::format_to(it, "{}\"{}\"", c ? "," : "", on.commits[c].ToString());
-        fmt::format_to(it, "],\"writes\":[");
-        bool fw = true;
-        for (const auto& [p, cntr] : on.writes) {
-          fmt::format_to(it, "{}{{\"partition\":{},\"counter\":{}}}", fw ? "" : ",", p, cntr);
-          fw = false;
-        }
-        fmt::format_to(it, "],\"sides\":{{{}}}}}", fmt::to_string(sj));
-      } else if (!o.quiet) {
-        std::string commits;
-        for (const auto& c : on.commits) commits += (commits.empty() ? " at " : ",") + c.ToString();
-        std::string line = fmt::format("  {:<10} {:<11}{}{}{}", n.node, StateName(on.state), commits,
-                                       writes.empty() ? "" : " writes " + writes, sides);
-        while (!line.empty() && line.back() == ' ') line.pop_back();
-        fmt::format_to(it, "{}\n", line);
-      }
-      first_node = false;
-    }
-    if (o.json) fmt::format_to(it, "]}}");
-    ++shown;
-    if (b.size() > (1 << 20)) {
-      if (!o.quiet) output.out->Write(std::string_view(b.data(), b.size()));
-      b.clear();
-    }
-  }
-  if (o.json) fmt::format_to(it, "]}}\n");
-  else if (!o.quiet) fmt::format_to(it, "{} transaction(s)\n", shown);
-  if (!o.quiet) output.out->Write(std::string_view(b.data(), b.size()));
+  TxsPrinter printer(o, nodes, indexes, inputs.cluster, report, output);
+  size_t shown = 0, rows = 0;
+  ForEachRow(nodes, [&](const Row& row) {
+    ++rows;
+    if (printer.Print(row)) ++shown;
+  });
+  printer.Finish(shown);
   if (!report.problems.empty()) return kExitProblems;
-  if (only && rows.empty()) {
+  if (only && rows == 0) {
     output.Error("no record of transaction {} in \"{}\"", only->ToString(), o.dir);
     return kExitProblems;
   }
