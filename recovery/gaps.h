@@ -42,11 +42,17 @@ struct NodeGaps {
   std::vector<CopyGaps> copies;  // by (cache, partition)
   std::vector<std::string> errors;
   bool torn_tail = false;
+  std::string torn_tail_text;        // the reader's words for it
+  std::vector<wal::TxId> committed;  // with `collect_committed`: every transaction committed here, sorted
 };
 
-wal::Result<NodeGaps> ScanGaps(const std::string& node, const std::string& wal_dir);
+// Reads the node WAL of `wal_dir` once. `collect_committed`: also list the transactions
+// committed on the node, for the gaps of the others (MarkCommittedElsewhere).
+wal::Result<NodeGaps> ScanGaps(const std::string& node, const std::string& wal_dir, bool collect_committed = false);
 
-// Which of `xids` some COMMITTED TxRecord of `wal_dir` names.
-wal::Result<std::vector<wal::TxId>> CommittedAmong(const std::string& wal_dir, const std::vector<wal::TxId>& xids);
+// A transaction that committed on another node must not have its counters closed: marks
+// every gap whose owner some other node of `nodes` committed (scanned with
+// collect_committed).
+void MarkCommittedElsewhere(std::vector<NodeGaps>& nodes);
 
 }  // namespace recovery

@@ -1,22 +1,36 @@
 #include "tools/gaps.h"
 
-#include <filesystem>
+#include <algorithm>
+#include <atomic>
 #include <iterator>
-#include <set>
+#include <thread>
 
 #include "libwal/wal_writer.h"
 #include "recovery/gaps.h"
-#include "tools/escape.h"
 #include "tools/inputs.h"
+#include "tools/json_writer.h"
 
 namespace tools {
 namespace {
 
+// Every node's gaps, read on as many threads as there are cores (one pass per node);
+// with more than one node, each gap's owner is looked for among the others' commits.
 bool Scan(const std::vector<WalInput>& inputs, bool cluster, Output& output, std::vector<recovery::NodeGaps>* out,
           int* code) {
+  std::vector<wal::Result<recovery::NodeGaps>> scanned(inputs.size(), wal::Status::Internal("not read"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
+      scanned[i] = recovery::ScanGaps(inputs[i].node, inputs[i].wal_dir, cluster);
+    }
+  };
+  const size_t workers = std::min<size_t>(inputs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
   out->clear();
-  for (const auto& in : inputs) {
-    auto g = recovery::ScanGaps(in.node, in.wal_dir);
+  for (auto& g : scanned) {
     if (!g.ok()) {
       output.Error("{}", g.status().message());
       *code = kExitUnreadable;
@@ -24,26 +38,7 @@ bool Scan(const std::vector<WalInput>& inputs, bool cluster, Output& output, std
     }
     out->push_back(std::move(g).value());
   }
-  if (!cluster) return true;
-  // A transaction that committed on another node must not have its counters closed here.
-  for (size_t i = 0; i < out->size(); ++i) {
-    std::vector<wal::TxId> owners;
-    for (const auto& c : (*out)[i].copies) {
-      for (const auto& g : c.gaps) {
-        if (g.xid) owners.push_back(*g.xid);
-      }
-    }
-    if (owners.empty()) continue;
-    std::set<wal::TxId> elsewhere;
-    for (size_t j = 0; j < out->size(); ++j) {
-      if (j == i) continue;
-      auto found = recovery::CommittedAmong((*out)[j].wal_dir, owners);
-      if (found.ok()) elsewhere.insert(found->begin(), found->end());
-    }
-    for (auto& c : (*out)[i].copies) {
-      for (auto& g : c.gaps) g.committed_elsewhere = g.xid && elsewhere.count(*g.xid);
-    }
-  }
+  if (cluster) recovery::MarkCommittedElsewhere(*out);
   return true;
 }
 
@@ -65,6 +60,120 @@ std::string GapText(const recovery::CounterGap& g) {
   else s += " no-owner";
   if (g.committed_elsewhere) s += " (committed on another node)";
   return s;
+}
+
+// What closing the gaps of node `n` would write.
+std::vector<wal::RollbackRecord> RollbacksFor(const recovery::NodeGaps& n, bool cluster, bool finalize) {
+  std::vector<wal::RollbackRecord> records;
+  for (const auto& c : n.copies) {
+    for (const auto& g : c.gaps) {
+      if (Closable(g, cluster, finalize)) records.push_back({c.cache, c.partition, g.first - 1, g.last - g.first + 1});
+    }
+  }
+  return records;
+}
+
+// Appends `records` to the WAL of `n`, synced before they are reported in `written`.
+bool AppendRollbacks(const recovery::NodeGaps& n, const std::vector<wal::RollbackRecord>& records, Output& output,
+                     fmt::memory_buffer* written) {
+  wal::WriterOptions wo;
+  wo.fsync = true;
+  auto w = wal::WalWriter::OpenForAppend(n.wal_dir, wo);
+  if (!w.ok()) {
+    output.Error("{}: {}", n.node, w.status().message());
+    return false;
+  }
+  std::vector<wal::Pointer> at;
+  for (const auto& r : records) {
+    auto p = (*w)->Append(r);
+    if (!p.ok()) {
+      output.Error("{}: {}", n.node, p.status().message());
+      return false;
+    }
+    at.push_back(*p);
+  }
+  wal::Status s = (*w)->Sync();
+  if (s.ok()) s = (*w)->Close();
+  if (!s.ok()) {
+    output.Error("{}: {}", n.node, s.message());
+    return false;
+  }
+  for (size_t k = 0; k < records.size(); ++k) {
+    const auto& r = records[k];
+    fmt::format_to(std::back_inserter(*written), "{} wrote ROLLBACK_TX_RECORD at {} cache {} part {} start {} range {}\n",
+                   n.node, at[k].ToString(), r.cache_id, r.partition, r.start, r.range);
+  }
+  return true;
+}
+
+// --close: node by node, each node's records on disk before the next node's are
+// written, so that stopping leaves every WAL whole. What is written is listed in
+// `written`. Returns an exit status, or -1 to go on.
+int CloseGaps(const GapsOptions& o, bool cluster, const std::vector<recovery::NodeGaps>& nodes, Output& output,
+              fmt::memory_buffer* written) {
+  for (const auto& n : nodes) {
+    if (o.stop != nullptr && o.stop->load()) {
+      output.Error("interrupted: the nodes before {} are closed, the others untouched", n.node);
+      output.err->Write(std::string_view(written->data(), written->size()));
+      return kExitInterrupted;
+    }
+    const std::vector<wal::RollbackRecord> records = RollbacksFor(n, cluster, o.finalize);
+    if (records.empty()) continue;
+    if (!n.errors.empty()) {
+      output.Error("{}: not closing gaps in a damaged WAL", n.node);
+      continue;
+    }
+    if (o.dry_run) {
+      for (const auto& r : records) {
+        fmt::format_to(std::back_inserter(*written), "{} would write ROLLBACK_TX_RECORD cache {} part {} start {} range {}\n",
+                       n.node, r.cache_id, r.partition, r.start, r.range);
+      }
+      continue;
+    }
+    if (!AppendRollbacks(n, records, output, written)) return kExitUnreadable;
+  }
+  return -1;
+}
+
+void GapsJson(const std::vector<recovery::NodeGaps>& nodes, size_t open, fmt::memory_buffer* b) {
+  JsonWriter j(b);
+  j.BeginObject().Field("schema", 1).Field("open_gaps", open).Key("nodes").BeginArray();
+  for (const auto& n : nodes) {
+    j.BeginObject().Field("node", n.node).Field("torn_tail", n.torn_tail).Key("partitions").BeginArray();
+    for (const auto& c : n.copies) {
+      j.BeginObject().Field("cache", c.cache).Field("partition", c.partition).Field("lwm", c.lwm).Field("hwm", c.hwm);
+      j.Key("gaps").BeginArray();
+      for (const auto& g : c.gaps) j.BeginArray().Uint(g.first).Uint(g.last).EndArray();
+      j.EndArray().Key("owners").BeginArray();
+      for (const auto& g : c.gaps) {
+        j.BeginObject().Field("first", g.first).Field("last", g.last).Key("tx");
+        if (g.xid) {
+          j.String(g.xid->ToString());
+        } else {
+          j.Null();
+        }
+        j.Field("fate", recovery::GapFateName(g.fate)).Field("committed_elsewhere", g.committed_elsewhere).EndObject();
+      }
+      j.EndArray().EndObject();
+    }
+    j.EndArray().EndObject();
+  }
+  j.EndArray().EndObject();
+  b->push_back('\n');
+}
+
+void GapsText(const std::vector<recovery::NodeGaps>& nodes, size_t copies, size_t with, size_t open,
+              fmt::memory_buffer* b) {
+  auto it = std::back_inserter(*b);
+  for (const auto& n : nodes) {
+    for (const auto& c : n.copies) {
+      if (c.gaps.empty()) continue;
+      fmt::format_to(it, "{} cache {} partition {} lwm {} hwm {}: {} gap(s)\n", n.node, c.cache, c.partition, c.lwm, c.hwm,
+                     c.gaps.size());
+      for (const auto& g : c.gaps) fmt::format_to(it, "  {}\n", GapText(g));
+    }
+  }
+  fmt::format_to(it, "{} partition copies on {} node(s): {} with gaps, {} open gap(s)\n", copies, nodes.size(), with, open);
 }
 
 }  // namespace
@@ -90,71 +199,14 @@ int RunGaps(const GapsOptions& o, Output& output) {
     for (const auto& e : n.errors) output.Error("{}", e);
     damaged |= !n.errors.empty();
   }
-  fmt::memory_buffer b;
-  auto it = std::back_inserter(b);
   // What --close writes goes to stdout, or with --json to stderr, so that stdout stays
   // one JSON document.
   fmt::memory_buffer written;
-  auto wt = std::back_inserter(written);
   if (o.close && damaged) {
     // A damaged WAL may hide the COMMITTED record that makes a gap elsewhere unclosable.
     output.Error("not closing any gap: a WAL of this directory is damaged");
   } else if (o.close) {
-    for (const auto& n : nodes) {
-      // Each node's records are on disk before the next node's are written: stopping
-      // here leaves every WAL whole.
-      if (o.stop != nullptr && o.stop->load()) {
-        output.Error("interrupted: the nodes before {} are closed, the others untouched", n.node);
-        output.err->Write(std::string_view(written.data(), written.size()));
-        return kExitInterrupted;
-      }
-      std::vector<wal::RollbackRecord> records;
-      for (const auto& c : n.copies) {
-        for (const auto& g : c.gaps) {
-          if (Closable(g, cluster, o.finalize)) records.push_back({c.cache, c.partition, g.first - 1, g.last - g.first + 1});
-        }
-      }
-      if (records.empty()) continue;
-      if (!n.errors.empty()) {
-        output.Error("{}: not closing gaps in a damaged WAL", n.node);
-        continue;
-      }
-      if (o.dry_run) {
-        for (const auto& r : records) {
-          fmt::format_to(wt, "{} would write ROLLBACK_TX_RECORD cache {} part {} start {} range {}\n", n.node, r.cache_id,
-                         r.partition, r.start, r.range);
-        }
-        continue;
-      }
-      wal::WriterOptions wo;
-      wo.fsync = true;
-      auto w = wal::WalWriter::OpenForAppend(n.wal_dir, wo);
-      if (!w.ok()) {
-        output.Error("{}: {}", n.node, w.status().message());
-        return kExitUnreadable;
-      }
-      std::vector<wal::Pointer> at;
-      for (const auto& r : records) {
-        auto p = (*w)->Append(r);
-        if (!p.ok()) {
-          output.Error("{}: {}", n.node, p.status().message());
-          return kExitUnreadable;
-        }
-        at.push_back(*p);
-      }
-      // Reported only once they are on disk.
-      wal::Status s = (*w)->Sync();
-      if (s.ok()) s = (*w)->Close();
-      if (!s.ok()) {
-        output.Error("{}: {}", n.node, s.message());
-        return kExitUnreadable;
-      }
-      for (size_t k = 0; k < records.size(); ++k) {
-        const auto& r = records[k];
-        fmt::format_to(wt, "{} wrote ROLLBACK_TX_RECORD at {} cache {} part {} start {} range {}\n", n.node,
-                       at[k].ToString(), r.cache_id, r.partition, r.start, r.range);
-      }
-    }
+    if (const int rc = CloseGaps(o, cluster, nodes, output, &written); rc >= 0) return rc;
     if (!o.dry_run && !Scan(inputs->nodes, cluster, output, &nodes, &code)) return code;
   }
   size_t open = 0, with = 0, copies = 0;
@@ -165,48 +217,17 @@ int RunGaps(const GapsOptions& o, Output& output) {
       with += !c.gaps.empty();
     }
   }
-  if (o.quiet) {
-  } else if (o.json) {
-    fmt::format_to(it, "{{\"schema\":1,\"open_gaps\":{},\"nodes\":[", open);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      fmt::format_to(it, "{}{{\"node\":", i ? "," : "");
-      AppendJsonString(&b, nodes[i].node);
-      fmt::format_to(it, ",\"torn_tail\":{},\"partitions\":[", nodes[i].torn_tail);
-      for (size_t k = 0; k < nodes[i].copies.size(); ++k) {
-        const auto& c = nodes[i].copies[k];
-        fmt::format_to(it, "{}{{\"cache\":{},\"partition\":{},\"lwm\":{},\"hwm\":{},\"gaps\":[", k ? "," : "", c.cache,
-                       c.partition, c.lwm, c.hwm);
-        for (size_t g = 0; g < c.gaps.size(); ++g) fmt::format_to(it, "{}[{},{}]", g ? "," : "", c.gaps[g].first, c.gaps[g].last);
-        fmt::format_to(it, "],\"owners\":[");
-        for (size_t g = 0; g < c.gaps.size(); ++g) {
-          const auto& gp = c.gaps[g];
-          fmt::format_to(it, "{}{{\"first\":{},\"last\":{},\"tx\":{},\"fate\":\"{}\",\"committed_elsewhere\":{}}}", g ? "," : "",
-                         gp.first, gp.last, gp.xid ? fmt::format("\"{}\"", gp.xid->ToString()) : "null",
-                         recovery::GapFateName(gp.fate), gp.committed_elsewhere);
-        }
-        fmt::format_to(it, "]}}");
-      }
-      fmt::format_to(it, "]}}");
+  if (!o.quiet) {
+    fmt::memory_buffer b;
+    if (o.json) {
+      GapsJson(nodes, open, &b);
+      output.err->Write(std::string_view(written.data(), written.size()));
+    } else {
+      GapsText(nodes, copies, with, open, &b);
+      output.out->Write(std::string_view(written.data(), written.size()));
     }
-    fmt::format_to(it, "]}}\n");
-  } else if (!o.quiet) {
-    for (const auto& n : nodes) {
-      for (const auto& c : n.copies) {
-        if (c.gaps.empty()) continue;
-        fmt::format_to(it, "{} cache {} partition {} lwm {} hwm {}: {} gap(s)\n", n.node, c.cache, c.partition, c.lwm, c.hwm,
-                       c.gaps.size());
-        for (const auto& g : c.gaps) fmt::format_to(it, "  {}\n", GapText(g));
-      }
-    }
-    fmt::format_to(it, "{} partition copies on {} node(s): {} with gaps, {} open gap(s)\n", copies, nodes.size(), with, open);
+    output.out->Write(std::string_view(b.data(), b.size()));
   }
-  if (o.quiet) {
-  } else if (o.json) {
-    output.err->Write(std::string_view(written.data(), written.size()));
-  } else {
-    output.out->Write(std::string_view(written.data(), written.size()));
-  }
-  output.out->Write(std::string_view(b.data(), b.size()));
   if (damaged) return kExitProblems;
   return open > 0 ? kExitProblems : kExitOk;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "libwal/segment_file.h"
+#include "recovery/gaps.h"
 #include "libwal/wal_writer.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
@@ -220,6 +221,54 @@ TEST_F(Gaps, ANodeDirectoryAloneClosesOnlyRolledBackGaps) {
   auto r = RunCli({"gaps", "--close", c_ + "/node-1"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(RollbacksIn(wal_), dropped_);
+}
+
+}  // namespace
+
+namespace {
+
+// A node with two roles in one transaction logs a PREPARED record per role; a gap of the
+// second role is prepared while that role is open, whatever the first role's outcome.
+TEST(GapFates, ARoleStillOpenIsPreparedWhenAnotherRoleCommitted) {
+  TempDir dir;
+  const std::string wal_dir = dir.path() + "/n/wal";
+  auto w = wal::WalWriter::Create(wal_dir, wal::Uuid{1, 2}, 1, wal::WriterOptions{});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const wal::TxId x{1, 1, 7};
+  auto prepared = [&](uint32_t partition) {
+    wal::TxRecord t;
+    t.state = wal::TxState::kPrepared;
+    t.xid = x;
+    t.participants = {{1, {}}};
+    t.counters = {{1, partition, 0, 1}};
+    return t;
+  };
+  wal::TxRecord committed;
+  committed.state = wal::TxState::kCommitted;
+  committed.xid = x;
+  committed.participants = {{1, {}}};
+  wal::DataRecord data;
+  data.entries.push_back(wal::DataEntry{1, 0, 1, wal::EntryOp::kUpdate, 0, x, x, "k", "v"});
+  ASSERT_TRUE((*w)->Append(prepared(0)).ok());
+  ASSERT_TRUE((*w)->Append(prepared(1)).ok());
+  ASSERT_TRUE((*w)->Append(data).ok());
+  ASSERT_TRUE((*w)->Append(committed).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  auto fate_of_partition_1 = [&]() -> std::string {
+    auto g = recovery::ScanGaps("n", wal_dir);
+    EXPECT_TRUE(g.ok());
+    for (const auto& c : g->copies) {
+      if (c.partition == 1 && c.gaps.size() == 1) return recovery::GapFateName(c.gaps[0].fate);
+    }
+    return "no gap";
+  };
+  EXPECT_EQ(fate_of_partition_1(), "prepared");
+  // Both roles finished COMMITTED without applying partition 1's counter: damage.
+  auto again = wal::WalWriter::OpenForAppend(wal_dir, wal::WriterOptions{});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_TRUE((*again)->Append(committed).ok());
+  ASSERT_TRUE((*again)->Close().ok());
+  EXPECT_EQ(fate_of_partition_1(), "committed");
 }
 
 }  // namespace
