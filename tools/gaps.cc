@@ -196,6 +196,7 @@ int RunGaps(const GapsOptions& o, Output& output) {
   if (!Scan(inputs->nodes, cluster, output, &nodes, &code)) return code;
   bool damaged = false;
   for (const auto& n : nodes) {
+    if (!n.torn_tail_text.empty()) output.Warning("{}", n.torn_tail_text);
     for (const auto& e : n.errors) output.Error("{}", e);
     damaged |= !n.errors.empty();
   }
