@@ -78,6 +78,16 @@ void Apply(OwnedEntry& e, std::map<std::pair<uint32_t, uint32_t>, Copy>& copies,
 
 }  // namespace
 
+wal::Status CheckBase(const RestorePlan& plan) {
+  for (const auto& n : plan.nodes) {
+    for (const auto& f : ListPartitionFiles(n.base_dir)) {
+      auto pf = ReadPartitionFile(f);
+      if (!pf.ok()) return pf.status();
+    }
+  }
+  return wal::Status::Ok();
+}
+
 wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& node, const std::string& wal_dir,
                                                            const wal::Pointer& from, const wal::Pointer& to) {
   auto files = wal::ListSegments(wal_dir);
@@ -166,129 +176,173 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
     }
     auto range = SegmentsOfRange(n.node, np.node_dir + "/wal", np.from, np.finish);
     if (!range.ok()) return range.status();
-    auto files = ListPartitionFiles(np.base_dir);
-    if (files.empty()) {
+    // Their bytes are read (and verified) once, by the restore itself, or by CheckBase.
+    if (ListPartitionFiles(np.base_dir).empty()) {
       return wal::Status::NotFound(fmt::format("\"{}\" holds no partition files", np.base_dir));
-    }
-    for (const auto& f : files) {
-      auto pf = ReadPartitionFile(f);
-      if (!pf.ok()) return pf.status();
     }
     plan.nodes.push_back(std::move(np));
   }
   return plan;
 }
 
-wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& progress) {
-  NodeResult out;
-  out.node = plan.node;
-  std::map<std::pair<uint32_t, uint32_t>, Copy> copies;
-  for (const auto& f : ListPartitionFiles(plan.base_dir)) {
+namespace {
+
+// One node's replay: its base copies loaded, the WAL range from the base snapshot to the
+// cut's Finish record applied (the Before side only), and the copies finalized.
+class NodeReplay {
+ public:
+  NodeReplay(const NodePlan& plan, const ProgressFn& progress)
+      : plan_(plan), progress_(progress), before_(plan.before.begin(), plan.before.end()),
+        after_(plan.after.begin(), plan.after.end()) {
+    out_.node = plan.node;
+    order_.Start();  // the range begins at a full snapshot: nothing is in flight
+  }
+
+  wal::Status LoadBase();
+  wal::Status Replay();
+  // The restored copies, as partition files.
+  NodeResult Finish();
+
+ private:
+  wal::Status OutOfOrder(const wal::Record& r, const std::string& why) const {
+    return wal::Status::Corruption(fmt::format("{}: records out of order at {} in the WAL range to replay: {}",
+                                               plan_.node, r.ptr.ToString(), why));
+  }
+  wal::Status OnData(const wal::Record& r);
+  wal::Status OnTx(const wal::Record& r);
+  cut::Side SideOf(const wal::TxId& x, const wal::Pointer& commit);
+  void Progress(uint32_t size);
+
+  const NodePlan& plan_;
+  const ProgressFn& progress_;
+  const std::set<wal::TxId> before_, after_;
+  NodeResult out_;
+  std::map<std::pair<uint32_t, uint32_t>, Copy> copies_;
+  std::unordered_map<wal::TxId, std::vector<OwnedEntry>, wal::TxIdHash> pending_;
+  // The side of each transaction still holding a role open here: its first commit placed
+  // it (side.h), and its later roles follow.
+  std::unordered_map<wal::TxId, cut::Side, wal::TxIdHash> placed_;
+  cut::TxOrder order_;
+  std::vector<wal::RollbackRecord> rollbacks_;
+  uint64_t since_progress_ = 0;
+};
+
+wal::Status NodeReplay::LoadBase() {
+  for (const auto& f : ListPartitionFiles(plan_.base_dir)) {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
-    Copy& c = copies[{pf->cache_id, pf->partition}];
+    Copy& c = copies_[{pf->cache_id, pf->partition}];
     c.cache = pf->cache_id;
     c.partition = pf->partition;
     c.base_counter = c.highest = pf->lwm;
     for (auto& e : pf->entries) c.data.emplace(std::move(e.key), Value{std::move(e.value), e.counter, false});
   }
-  const std::set<wal::TxId> before(plan.before.begin(), plan.before.end());
-  const std::set<wal::TxId> after(plan.after.begin(), plan.after.end());
-  std::unordered_map<wal::TxId, std::vector<OwnedEntry>, wal::TxIdHash> pending;
-  // The side of each transaction still holding a role open here: its first commit placed
-  // it (side.h), and its later roles follow.
-  std::unordered_map<wal::TxId, cut::Side, wal::TxIdHash> placed;
-  cut::TxOrder order;
-  order.Start();  // the range begins at a full snapshot: nothing is in flight
-  std::vector<wal::RollbackRecord> rollbacks;
-  std::string first_error;
-  auto files = SegmentsOfRange(plan.node, plan.node_dir + "/wal", plan.from, plan.finish);
+  return wal::Status::Ok();
+}
+
+wal::Status NodeReplay::Replay() {
+  auto files = SegmentsOfRange(plan_.node, plan_.node_dir + "/wal", plan_.from, plan_.finish);
   if (!files.ok()) return files.status();
+  std::string first_error;
   wal::ReaderOptions ro;
-  ro.from = plan.from;
+  ro.from = plan_.from;
   auto reader = wal::WalReader::OpenFiles(std::move(files).value(), ro, [&](const wal::Issue& i) {
     if (i.IsError() && first_error.empty()) first_error = i.ToString();
   });
-  const wal::Record* r = nullptr;
-  out.read_from = plan.from;
-  uint64_t since_progress = 0;
+  out_.read_from = plan_.from;
   bool reached_finish = false;
-  auto out_of_order = [&](const wal::Record& rec, const std::string& why) {
-    return wal::Status::Corruption(fmt::format("{}: records out of order at {} in the WAL range to replay: {}",
-                                               plan.node, rec.ptr.ToString(), why));
-  };
-  while (reader->Next(&r)) {
-    if (!first_error.empty()) break;
-    if (!(r->ptr < plan.finish)) {
+  const wal::Record* r = nullptr;
+  while (reader->Next(&r) && first_error.empty()) {
+    if (!(r->ptr < plan_.finish)) {
       reached_finish = true;
       break;
     }
-    out.read_to = r->ptr;
-    out.wal_bytes += r->size;
-    since_progress += r->size;
-    if (progress && since_progress > (8u << 20)) {
-      progress(plan.node, out.wal_bytes);
-      since_progress = 0;
+    out_.read_to = r->ptr;
+    Progress(r->size);
+    wal::Status s;
+    if (r->type == static_cast<uint8_t>(wal::RecordType::kData)) {
+      s = OnData(*r);
+    } else if (r->type == static_cast<uint8_t>(wal::RecordType::kTx)) {
+      s = OnTx(*r);
+    } else if (r->type == static_cast<uint8_t>(wal::RecordType::kRollback)) {
+      rollbacks_.push_back(r->decoded.rollback);
     }
-    const auto& a = r->decoded;
-    switch (static_cast<wal::RecordType>(r->type)) {
-      case wal::RecordType::kData:
-        for (const auto& e : a.data.entries) {
-          if (std::string why = order.OnWrite(e.xid); !why.empty()) return out_of_order(*r, why);
-          pending[e.xid].push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete,
-                                    std::string(e.key), std::string(e.value)});
-        }
-        break;
-      case wal::RecordType::kTx: {
-        const wal::TxId& x = a.tx.xid;
-        if (a.tx.state == wal::TxState::kPrepared) {
-          (void)order.OnPrepared(x);
-          break;
-        }
-        if (std::string why = order.OnFinal(x, wal::TxStateName(a.tx.state)); !why.empty()) return out_of_order(*r, why);
-        auto it = pending.find(x);
-        if (a.tx.state == wal::TxState::kRolledBack) {
-          if (it != pending.end()) pending.erase(it);
-          if (!order.IsOpen(x)) placed.erase(x);
-          break;
-        }
-        auto known = placed.find(x);
-        const cut::Side side =
-            known != placed.end()
-                ? known->second
-                : cut::SideOfCommit(cut::RegionOf(r->ptr, plan.start, plan.finish), [&] { return before.count(x) != 0; },
-                                    [&] { return after.count(x) != 0; });
-        if (order.IsOpen(x)) {
-          placed.emplace(x, side);
-        } else if (known != placed.end()) {
-          placed.erase(known);
-        }
-        if (side == cut::Side::kAfter) {
-          ++out.txs_skipped;
-          if (it != pending.end()) pending.erase(it);
-          break;
-        }
-        ++out.txs_applied;
-        if (it == pending.end()) break;
-        for (auto& e : it->second) Apply(e, copies, &out);
-        pending.erase(it);
-        break;
-      }
-      case wal::RecordType::kRollback:
-        rollbacks.push_back(a.rollback);
-        break;
-      default:
-        break;
-    }
+    if (!s.ok()) return s;
   }
   if (!first_error.empty()) {
-    return wal::Status::Corruption(fmt::format("{}: the WAL range to replay is damaged: {}", plan.node, first_error));
+    return wal::Status::Corruption(fmt::format("{}: the WAL range to replay is damaged: {}", plan_.node, first_error));
   }
   if (!reached_finish) {
-    return wal::Status::Corruption(fmt::format("{}: the WAL ends before the cut's Finish record at {}", plan.node,
-                                               plan.finish.ToString()));
+    return wal::Status::Corruption(fmt::format("{}: the WAL ends before the cut's Finish record at {}", plan_.node,
+                                               plan_.finish.ToString()));
   }
-  for (auto& [id, copy] : copies) {
+  return wal::Status::Ok();
+}
+
+void NodeReplay::Progress(uint32_t size) {
+  out_.wal_bytes += size;
+  since_progress_ += size;
+  if (progress_ && since_progress_ > (8u << 20)) {
+    progress_(plan_.node, out_.wal_bytes);
+    since_progress_ = 0;
+  }
+}
+
+// A transaction's writes wait for its final record.
+wal::Status NodeReplay::OnData(const wal::Record& r) {
+  for (const auto& e : r.decoded.data.entries) {
+    if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
+    pending_[e.xid].push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
+                               std::string(e.value)});
+  }
+  return wal::Status::Ok();
+}
+
+// The side of transaction `x` committing at `commit`: placed by its first commit here,
+// kept while it has a role open.
+cut::Side NodeReplay::SideOf(const wal::TxId& x, const wal::Pointer& commit) {
+  auto known = placed_.find(x);
+  const cut::Side side =
+      known != placed_.end()
+          ? known->second
+          : cut::SideOfCommit(cut::RegionOf(commit, plan_.start, plan_.finish), [&] { return before_.count(x) != 0; },
+                              [&] { return after_.count(x) != 0; });
+  if (order_.IsOpen(x)) {
+    placed_.emplace(x, side);
+  } else if (known != placed_.end()) {
+    placed_.erase(known);
+  }
+  return side;
+}
+
+wal::Status NodeReplay::OnTx(const wal::Record& r) {
+  const auto& t = r.decoded.tx;
+  const wal::TxId& x = t.xid;
+  if (t.state == wal::TxState::kPrepared) {
+    (void)order_.OnPrepared(x);
+    return wal::Status::Ok();
+  }
+  if (std::string why = order_.OnFinal(x, wal::TxStateName(t.state)); !why.empty()) return OutOfOrder(r, why);
+  auto it = pending_.find(x);
+  if (t.state == wal::TxState::kRolledBack) {
+    if (it != pending_.end()) pending_.erase(it);
+    if (!order_.IsOpen(x)) placed_.erase(x);
+    return wal::Status::Ok();
+  }
+  if (SideOf(x, r.ptr) == cut::Side::kAfter) {
+    ++out_.txs_skipped;
+  } else {
+    ++out_.txs_applied;
+    if (it != pending_.end()) {
+      for (auto& e : it->second) Apply(e, copies_, &out_);
+    }
+  }
+  if (it != pending_.end()) pending_.erase(it);
+  return wal::Status::Ok();
+}
+
+NodeResult NodeReplay::Finish() {
+  for (auto& [id, copy] : copies_) {
     // The restored counter is the highest write applied (or the base's). Rollbacks close
     // ranges below it; above it they are dropped, or copies that logged the rollback
     // before the cut and copies that logged it after would disagree.
@@ -296,14 +350,14 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
     for (uint64_t c : copy.applied) {
       if (c > copy.base_counter) (void)t.Update(c - 1, 1);
     }
-    for (const auto& rb : rollbacks) {
+    for (const auto& rb : rollbacks_) {
       if (rb.cache_id != copy.cache || rb.partition != copy.partition) continue;
       if (rb.start >= copy.highest) continue;
       uint64_t range = std::min(rb.range, copy.highest - rb.start);
-      if (t.Update(rb.start, range).ok()) ++out.rollbacks_applied;
+      if (t.Update(rb.start, range).ok()) ++out_.rollbacks_applied;
     }
     t.RaiseHwm(copy.highest);
-    out.gaps_closed += t.Finalize().size();
+    out_.gaps_closed += t.Finalize().size();
     PartitionFile pf;
     pf.cache_id = copy.cache;
     pf.partition = copy.partition;
@@ -313,10 +367,20 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
       if (!v.deleted) pf.entries.push_back({k, std::move(v.bytes), v.counter});
     }
     std::sort(pf.entries.begin(), pf.entries.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
-    out.partitions.push_back(std::move(pf));
+    out_.partitions.push_back(std::move(pf));
   }
-  if (progress) progress(plan.node, out.wal_bytes);
-  return out;
+  copies_.clear();
+  if (progress_) progress_(plan_.node, out_.wal_bytes);
+  return std::move(out_);
+}
+
+}  // namespace
+
+wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& progress) {
+  NodeReplay replay(plan, progress);
+  WAL_RETURN_IF_ERROR(replay.LoadBase());
+  WAL_RETURN_IF_ERROR(replay.Replay());
+  return replay.Finish();
 }
 
 }  // namespace recovery

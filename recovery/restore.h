@@ -34,12 +34,17 @@ struct RestorePlan {
 };
 
 // Chooses and validates: the cut must be consistent on every node, the base snapshot's
-// files present and sound, the WAL range free of damage. kInvalidArgument / kCorruption /
+// record where its snapshot.json says and its partition files present, the WAL range free
+// of damage as far as the indexes read it. kInvalidArgument / kCorruption /
 // kNotFound with a message naming the cut, file and offset otherwise.
 wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
                                      const std::vector<cut::NodeIndex>& indexes,
                                      const cut::ClusterReport& report, size_t cut_index,
                                      const std::vector<std::string>& only_nodes);
+
+// Reads and verifies every partition file of the plan's base snapshots (a dry run's
+// check; a restore verifies each as it loads it).
+wal::Status CheckBase(const RestorePlan& plan);
 
 struct NodeResult {
   std::string node;

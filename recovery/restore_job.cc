@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::string_view kDisagreement = "the restored copies do not agree";
+
 bool Cancelled(const RestoreJob& job) { return job.cancel != nullptr && job.cancel->load(); }
 
 // Writes one restored node's partition files into STAGE/NODE/data and records them in
@@ -115,7 +117,7 @@ wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const
     for (size_t i = 0; i < lines.size() && i < 5; ++i) shown += (i ? "; " : "") + lines[i];
     if (lines.size() > 5) shown += fmt::format("; and {} more", lines.size() - 5);
     return wal::Status::Corruption(
-        fmt::format("the restored copies do not agree ({} conflict(s)): {}", lines.size(), shown));
+        fmt::format("{} ({} conflict(s)): {}", kDisagreement, lines.size(), shown));
   }
   out->conflicts = report->conflicts;
   m.forced = true;
@@ -141,6 +143,10 @@ uint64_t EstimateReplayBytes(const RestorePlan& plan) {
     }
   }
   return total;
+}
+
+bool IsDisagreement(const wal::Status& s) {
+  return s.code() == wal::StatusCode::kCorruption && s.message().rfind(kDisagreement, 0) == 0;
 }
 
 wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo& cluster,

@@ -41,6 +41,10 @@ struct RestoreOutcome {
 wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo& cluster,
                                          const RestoreJob& job);
 
+// Whether WriteRestore refused its output because the copies disagree (what
+// RestoreJob::force would keep), rather than for damage or an error.
+bool IsDisagreement(const wal::Status& status);
+
 // The WAL bytes the plan replays, from the sizes of its segment files (a compressed file
 // counts by its size on disk: an estimate, for progress).
 uint64_t EstimateReplayBytes(const RestorePlan& plan);

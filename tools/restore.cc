@@ -149,6 +149,10 @@ int RestoreFailed(const wal::Status& status, const RestoreOptions& o, Output& ou
       output.Error("interrupted: nothing of \"{}\" was kept", o.out);
       return kExitInterrupted;
     default:
+      if (!recovery::IsDisagreement(status)) {
+        output.Error("{}", status.message());  // a node's replay failed: "restore of NODE failed: ..."
+        return kExitProblems;
+      }
       output.Error("refusing to keep the restore: {}", status.message());
       output.Hint("\"walcut restore --force\" keeps it, marked as such in restore.json");
       return kExitProblems;
@@ -236,6 +240,10 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
   }
   if (!o.dry_run) return WriteAndReport(o, *plan, *cluster, output);
+  if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
+    output.Error("refusing to restore: {}", s.message());
+    return s.code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
+  }
   if (o.quiet) return kExitOk;
   fmt::memory_buffer b;
   if (o.json) {

@@ -231,6 +231,32 @@ TEST_F(RestoreTrust, CopiesThatDisagreeAreRefusedUnlessForced) {
   EXPECT_FALSE(m["conflicts"].empty());
   auto v = nlohmann::json::parse(RunCli({"verify", "--json", out}).out);
   EXPECT_FALSE(v["ok"].get<bool>());
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;  // the hint, for a disagreement only
+}
+
+// A base partition file is read once, by the restore that loads it: a damaged one fails
+// that node's restore, names the file, leaves nothing, and does not suggest --force; a
+// dry run reads and checks every base file itself.
+TEST_F(RestoreTrust, ADamagedBaseFileFailsTheRestoreAndTheDryRun) {
+  std::string victim;
+  for (const auto& e : fs::directory_iterator(c_ + "/node-1/snapshots/base")) {
+    if (e.path().extension() == ".dat") victim = e.path().string();
+  }
+  ASSERT_FALSE(victim.empty());
+  std::string bytes = testing_support::ReadFile(victim);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x20);
+  std::ofstream(victim, std::ios::binary | std::ios::trunc) << bytes;
+  const std::string out = dir_.path() + "/r";
+  auto r = RunCli({"restore", c_, "--cut", latest_, "-o", out});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("restore of node-1 failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(fs::path(victim).filename().string()), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--force"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".partial"));
+  auto dry = RunCli({"restore", c_, "--cut", latest_, "--dry-run"});
+  EXPECT_EQ(dry.code, 1) << dry.err;
+  EXPECT_NE(dry.err.find(fs::path(victim).filename().string()), std::string::npos) << dry.err;
 }
 
 TEST_F(RestoreTrust, DataRecordsAfterTheirCommitAreDamageNotDropped) {
