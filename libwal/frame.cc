@@ -34,6 +34,7 @@ FrameStatus ParseFrame(const char* data, size_t avail, Pointer at, bool verify, 
   uint32_t check = DecodeFixed32(data + 4);
   if (check != ~length || length > kMaxPayloadSize) return FrameStatus::kBadLength;
   out->type = static_cast<uint8_t>(data[8]);
+  out->ptr = at;
   uint64_t total = uint64_t{length} + kFrameOverhead;
   if (total > avail) return FrameStatus::kShortFrame;
   out->size = static_cast<uint32_t>(total);

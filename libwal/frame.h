@@ -37,6 +37,9 @@ enum class FrameStatus {
   kShortFrame,      // the header is sound but the frame runs past the end of the bytes
   kBadLength,       // length and its complement disagree, or length exceeds kMaxPayloadSize
   kBadChecksum,     // the stored checksum does not match the bytes
+  // Ignite's framing only (ignite_frame.h): no frame here, the data ended.
+  kEndMark,         // the type byte is 0
+  kForeignPointer,  // the frame's pointer names another segment (or, uncompacted, offset)
 };
 
 struct FrameView {
@@ -45,6 +48,9 @@ struct FrameView {
   std::string_view payload;
   uint64_t stored_checksum = 0;
   uint64_t actual_checksum = 0;  // computed; equals stored when verified and sound
+  // The frame's pointer: where it was written. walcut's frames are where they were
+  // written; Ignite's carry it (a compacted segment's frames keep their old pointers).
+  Pointer ptr;
 };
 
 // Parses the frame that starts at data[0] (avail bytes readable), placed at `at`.

@@ -52,6 +52,9 @@ std::optional<Uuid> Uuid::Parse(std::string_view text) {
 }
 
 std::string TxId::ToString() const {
+  if (DataCenterId() != 0) {
+    return fmt::format("{}.{}.{}@{}", topology_version, NodeOrder(), order, DataCenterId());
+  }
   return fmt::format("{}.{}.{}", topology_version, node_order, order);
 }
 
@@ -61,10 +64,22 @@ std::optional<TxId> TxId::Parse(std::string_view text) {
   size_t b = text.find('.', a + 1);
   if (b == std::string_view::npos) return std::nullopt;
   TxId id;
+  std::string_view order = text.substr(b + 1);
+  uint32_t dc = 0;
+  if (size_t at = order.find('@'); at != std::string_view::npos) {
+    if (!ParseUnsigned(order.substr(at + 1), &dc) || dc == 0 || dc >= (1u << (32 - kNodeOrderBits))) {
+      return std::nullopt;
+    }
+    order = order.substr(0, at);
+  }
   if (!ParseUnsigned(text.substr(0, a), &id.topology_version) ||
       !ParseUnsigned(text.substr(a + 1, b - a - 1), &id.node_order) ||
-      !ParseUnsigned(text.substr(b + 1), &id.order)) {
+      !ParseUnsigned(order, &id.order)) {
     return std::nullopt;
+  }
+  if (dc != 0) {
+    if (id.node_order >= (1u << kNodeOrderBits)) return std::nullopt;
+    id.node_order |= dc << kNodeOrderBits;
   }
   return id;
 }

@@ -24,12 +24,18 @@ struct Uuid {
 
 // A transaction's cluster-wide id, in the style of Ignite's GridCacheVersion: the
 // topology version it started on, the near node's join order, and the near node's
-// local order. Printed "T.N.O", e.g. "1.3.42".
+// local order. Printed "T.N.O", e.g. "1.3.42". `node_order` is Ignite's nodeOrderDrId
+// word: the node order in its low 27 bits, a data-center id above them (0 in walcut's
+// own WALs and in Ignite clusters without data-center replication), printed "T.N.O@D"
+// when it is not 0. An Ignite version that is null reads as the all-zero id.
 struct TxId {
   uint32_t topology_version = 0;
   uint32_t node_order = 0;
   uint64_t order = 0;
 
+  static constexpr uint32_t kNodeOrderBits = 27;
+  uint32_t NodeOrder() const { return node_order & ((1u << kNodeOrderBits) - 1); }
+  uint32_t DataCenterId() const { return node_order >> kNodeOrderBits; }
   bool IsNull() const { return topology_version == 0 && node_order == 0 && order == 0; }
   std::string ToString() const;
   static std::optional<TxId> Parse(std::string_view text);

@@ -1,6 +1,12 @@
 // The record types of a node's WAL and their payload codec. Type ids follow Apache
 // Ignite's WALRecord.RecordType where a twin exists. Structs hold views: a decoded
 // record points into the buffer it came from, an encoded one into the caller's data.
+// The same structs hold the records of Ignite's segments (libwal/ignite_record.h
+// decodes them); the comments say where the two formats differ.
+//
+// Timestamps are nanoseconds in every record: in walcut's own WALs, of simulated time
+// since the run began; in Ignite's, of wall-clock time since the Unix epoch (Ignite
+// writes milliseconds; they are multiplied by 10^6, so they print back exactly).
 #pragma once
 
 #include <cstdint>
@@ -9,12 +15,14 @@
 #include <vector>
 
 #include "libwal/ids.h"
+#include "libwal/segment_format.h"
 #include "libwal/status.h"
 
 namespace wal {
 
 enum class RecordType : uint8_t {
   kTx = 0,                  // TX_RECORD
+  kCheckpoint = 3,          // CHECKPOINT_RECORD (Ignite's segments only)
   kHeader = 4,              // HEADER_RECORD
   kSwitchSegment = 40,      // SWITCH_SEGMENT_RECORD
   kRollback = 57,           // ROLLBACK_TX_RECORD
@@ -31,19 +39,28 @@ const char* RecordTypeName(uint8_t type);
 bool ParseRecordType(std::string_view name, RecordType* out);
 bool IsKnownRecordType(uint8_t type);
 
-// Ignite's TransactionState ordinals.
+// Ignite's TransactionState ordinals. walcut writes these four; Ignite's segments may
+// hold the others (ACTIVE 0, PREPARING 1, MARKED_ROLLBACK 3, COMMITTING 4, ROLLING_BACK
+// 6, SUSPENDED 9), which are kept as their ordinal and named by TxStateName.
 enum class TxState : uint8_t {
   kPrepared = 2,
   kCommitted = 5,
   kRolledBack = 7,
   kUnknown = 8,
 };
+inline constexpr uint8_t kMaxTxStateOrdinal = 9;
 const char* TxStateName(TxState state);
 bool ParseTxState(std::string_view name, TxState* out);
 
+// Ignite's GridCacheOperation ordinals. walcut writes these three, and so does Ignite;
+// the others (READ 0, TRANSFORM 4, RELOAD 5, NOOP 6) are accepted from Ignite's segments
+// as their ordinal and named by EntryOpName.
 enum class EntryOp : uint8_t { kCreate = 1, kUpdate = 2, kDelete = 3 };
+inline constexpr uint8_t kMaxEntryOpOrdinal = 6;
 const char* EntryOpName(EntryOp op);
 
+// In an Ignite segment: Ignite's magic, its serializer version, the segment index, and
+// no node (nil id, order 0): Ignite's header names none.
 struct HeaderRecord {
   uint64_t magic = 0;
   uint32_t version = 0;
@@ -80,8 +97,11 @@ struct TxRecord {
   TxState state = TxState::kPrepared;
   uint8_t flags = 0;
   TxId xid;                        // near version: the cluster-wide id
-  uint32_t topology_version = 0;   // the version the transaction is mapped to
-  uint64_t timestamp = 0;          // nanoseconds of (simulated) time
+  uint32_t topology_version = 0;   // the version the transaction is mapped to (0 from Ignite)
+  uint64_t timestamp = 0;          // nanoseconds (see the top of this file)
+  TxId write_version;              // Ignite's writeVersion (the DHT xid); null in walcut's own
+  // Ignite: primaries and backups by their compact ids in the baseline (kAllOtherNodes
+  // stands for every other baseline node); walcut: node orders.
   std::vector<Participant> participants;
   // In PREPARED records: the counter ranges of this node's partition copies that the
   // transaction reserved (primary) or was given (backup). Empty in other states.
@@ -90,8 +110,10 @@ struct TxRecord {
   bool operator==(const TxRecord&) const = default;
 };
 
-// DataEntry flags.
+// DataEntry flags (Ignite's bits; walcut writes only PRIMARY).
 inline constexpr uint8_t kEntryFlagPrimary = 1;
+inline constexpr uint8_t kEntryFlagPreload = 2;
+inline constexpr uint8_t kEntryFlagFromStore = 4;
 
 struct DataEntry {
   uint32_t cache_id = 0;
@@ -101,8 +123,14 @@ struct DataEntry {
   uint8_t flags = 0;
   TxId xid;                        // near version of the writing transaction
   TxId write_version;
+  // walcut: the key and value bytes. Ignite: each cache object's bytes after its type
+  // byte, with the type (ignite::kObject*) beside them; 0 in walcut's own entries.
   std::string_view key;
   std::string_view value;          // empty for DELETE
+  int8_t key_type = 0;
+  int8_t value_type = 0;
+  bool value_null = false;         // Ignite: no value at all (a DELETE), not an empty one
+  int64_t expire_time = 0;         // Ignite: the entry's expire time (ms; 0 = never)
 
   bool operator==(const DataEntry&) const = default;
 };
@@ -114,7 +142,8 @@ struct DataRecord {
   bool operator==(const DataRecord&) const = default;
 };
 
-// Closes the counter range (start, start + range] of one partition.
+// Closes the counter range (start, start + range] of one partition. From Ignite,
+// `cache_id` holds the cache group id.
 struct RollbackRecord {
   uint32_t cache_id = 0;
   uint32_t partition = 0;
@@ -131,6 +160,8 @@ struct ClusterSnapshotRecord {
   bool operator==(const ClusterSnapshotRecord&) const = default;
 };
 
+// From Ignite (INCREMENTAL_SNAPSHOT_START_RECORD): the id only; topology version and
+// timestamp 0. Likewise Ignite's Finish record has no timestamp.
 struct CutStartRecord {
   Uuid cut_id;
   uint32_t topology_version = 0;
@@ -148,6 +179,35 @@ struct CutFinishRecord {
   bool operator==(const CutFinishRecord&) const = default;
 };
 
+// Ignite's CHECKPOINT_RECORD, decoded to be printed: the checkpoint id, the pointer it
+// marks (if any), and per cache group the state of each partition.
+struct CheckpointPartition {
+  uint16_t partition = 0;
+  int64_t size = 0;
+  int64_t counter = 0;
+  uint8_t state = 0;
+
+  bool operator==(const CheckpointPartition&) const = default;
+};
+
+struct CheckpointGroup {
+  int32_t group_id = 0;
+  std::vector<CheckpointPartition> partitions;
+
+  bool operator==(const CheckpointGroup&) const = default;
+};
+
+struct CheckpointRecord {
+  Uuid id;
+  bool has_mark = false;
+  Pointer mark;
+  uint32_t mark_length = 0;
+  std::vector<CheckpointGroup> groups;
+  bool end = false;
+
+  bool operator==(const CheckpointRecord&) const = default;
+};
+
 // One decoded record. Only the member named by `type` is meaningful; the others keep
 // their capacity so that decoding a stream allocates almost nothing.
 struct AnyRecord {
@@ -159,6 +219,7 @@ struct AnyRecord {
   ClusterSnapshotRecord snapshot;
   CutStartRecord cut_start;
   CutFinishRecord cut_finish;
+  CheckpointRecord checkpoint;
 };
 
 void EncodePayload(const HeaderRecord& r, std::string* out);
@@ -179,15 +240,18 @@ inline RecordType TypeOf(const CutFinishRecord&) { return RecordType::kCutFinish
 
 // Light views of the two types that fill a WAL, for a reader that needs a few fields of
 // every record: read straight from the payload, nothing allocated. A payload is viewed
-// exactly when DecodePayload would accept it; for the message of one that is not, ask
-// DecodePayload.
+// exactly when DecodePayload (DecodeIgnitePayload for an Ignite segment's) would accept
+// it; for the message of one that is not, ask that. A view carries the format of the
+// bytes it points into.
 struct TxView {
   TxState state = TxState::kPrepared;
   uint8_t flags = 0;
   TxId xid;
   uint32_t topology_version = 0;
   uint64_t timestamp = 0;
-  uint16_t participant_count = 0;
+  TxId write_version;              // Ignite's only
+  SegmentFormat format = SegmentFormat::kWalcut;
+  uint32_t participant_count = 0;
   std::string_view participants;   // their bytes, as encoded
   uint16_t counter_count = 0;
   std::string_view counters;       // their bytes, as encoded
@@ -201,6 +265,7 @@ struct DataView {
   uint64_t timestamp = 0;
   uint32_t count = 0;
   std::string_view entries;        // their bytes, as encoded
+  SegmentFormat format = SegmentFormat::kWalcut;
 };
 
 bool ViewTx(std::string_view payload, TxView* out);
@@ -209,12 +274,18 @@ bool ViewData(std::string_view payload, DataView* out);
 // The entries of a viewed DATA record, in order; each as DecodePayload gives it.
 class DataEntryCursor {
  public:
-  explicit DataEntryCursor(const DataView& v) : p_(v.entries.data()), left_(v.count) {}
+  explicit DataEntryCursor(const DataView& v)
+      : p_(v.entries.data()), end_(v.entries.data() + v.entries.size()), left_(v.count),
+        ignite_(IsIgnite(v.format)) {}
   bool Next(DataEntry* e);
 
  private:
+  bool NextIgnite(DataEntry* e);
+
   const char* p_;
+  const char* end_;
   uint32_t left_;
+  bool ignite_;
 };
 
 // Decodes a payload of a known type into out->(member). A payload that does not match
@@ -226,7 +297,17 @@ template <typename F>
 void TxView::ForEachParticipantNode(F&& f) const {
   const auto* p = reinterpret_cast<const unsigned char*>(participants.data());
   auto u16 = [](const unsigned char* q) { return static_cast<uint16_t>(q[0] | q[1] << 8); };
-  for (uint16_t i = 0; i < participant_count; ++i) {
+  if (IsIgnite(format)) {
+    // i16 primary · i32 backup count · i16 backups (counts checked by ViewIgniteTx)
+    for (uint32_t i = 0; i < participant_count; ++i) {
+      f(u16(p));
+      const uint32_t nb = static_cast<uint32_t>(p[2] | p[3] << 8 | p[4] << 16) | static_cast<uint32_t>(p[5]) << 24;
+      p += 6;
+      for (uint32_t b = 0; b < nb; ++b, p += 2) f(u16(p));
+    }
+    return;
+  }
+  for (uint32_t i = 0; i < participant_count; ++i) {
     f(u16(p));
     const uint16_t nb = u16(p + 2);
     p += 4;

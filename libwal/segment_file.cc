@@ -15,61 +15,20 @@
 
 #include "libwal/format.h"
 #include "libwal/lz4_codec.h"
+#include "libwal/zip_entry.h"
 
 #include <lz4frame.h>
 
 namespace wal {
 
-std::string SegmentFileName(uint64_t index, bool lz4) {
-  return fmt::format("{:016}.wal{}", index, lz4 ? ".lz4" : "");
-}
-
-bool ParseSegmentFileName(std::string_view name, uint64_t* index, bool* lz4) {
-  if (name.size() < 20) return false;
-  std::string_view suffix = name.substr(16);
-  if (suffix == ".wal") {
-    *lz4 = false;
-  } else if (suffix == ".wal.lz4") {
-    *lz4 = true;
-  } else {
-    return false;
-  }
-  uint64_t v = 0;
-  for (size_t i = 0; i < 16; ++i) {
-    char c = name[i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *index = v;
-  return true;
-}
-
-Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir) {
-  std::error_code ec;
-  std::filesystem::directory_iterator it(wal_dir, ec);
-  if (ec) {
-    return Status::IoError(fmt::format("cannot list \"{}\": {}", wal_dir, ec.message()));
-  }
-  std::vector<SegmentFile> files;
-  for (const auto& entry : it) {
-    std::string name = entry.path().filename().string();
-    SegmentFile f;
-    if (!ParseSegmentFileName(name, &f.index, &f.compressed)) continue;
-    f.path = entry.path().string();
-    files.push_back(std::move(f));
-  }
-  std::sort(files.begin(), files.end(), [](const SegmentFile& a, const SegmentFile& b) {
-    return a.index != b.index ? a.index < b.index : a.compressed < b.compressed;
-  });
-  return files;
-}
-
-// A streamed .wal.lz4: the compressed bytes (mapped, or held for an in-memory file),
-// the decompression context, and the output region (address space reserved for the
-// largest segment, pages committed as they are written).
+// A streamed .wal.lz4 or .wal.zip: the compressed bytes (mapped, or held for an
+// in-memory file), the decompressor (an LZ4 context, or the zip entry's inflater), and
+// the output region (address space reserved for the largest segment, pages committed as
+// they are written).
 struct SegmentBytes::Stream {
   std::string path;
   LZ4F_dctx* dctx = nullptr;
+  std::unique_ptr<ZipEntryStream> zip;
   const char* in = nullptr;
   size_t in_size = 0;
   size_t in_pos = 0;
@@ -147,12 +106,17 @@ bool SegmentBytes::Decompress(size_t upto) {
   constexpr size_t kStep = 1 << 20;
   while (size_ < upto && !st.done) {
     if (size_ >= kMaxSegmentSize) {
-      st.damage = fmt::format("lz4 frame decompresses past the segment size limit of {} bytes (at compressed byte {})",
-                              kMaxSegmentSize, st.in_pos);
+      st.damage = fmt::format("{} decompresses past the segment size limit of {} bytes (at compressed byte {})",
+                              st.zip ? "zip entry" : "lz4 frame", kMaxSegmentSize,
+                              st.zip ? st.zip->input_offset() : st.in_pos);
       st.done = true;
       break;
     }
     size_t dst = std::min(kStep, kMaxSegmentSize - size_);
+    if (st.zip) {
+      size_ += st.zip->Read(st.out + size_, dst, &st.done, &st.damage);
+      continue;
+    }
     size_t src = st.in_size - st.in_pos;
     const size_t hint = LZ4F_decompress(st.dctx, st.out + size_, &dst, st.in + st.in_pos, &src, nullptr);
     if (LZ4F_isError(hint)) {
@@ -229,7 +193,8 @@ void SegmentBytes::DropBefore(size_t offset) {
     }
     // And the compressed bytes read past (a mapped file's pages go back to the cache).
     if (stream_->in_map != nullptr) {
-      const size_t in_upto = stream_->in_pos / page * page;
+      const size_t in_pos = stream_->zip ? static_cast<size_t>(stream_->zip->input_offset()) : stream_->in_pos;
+      const size_t in_upto = in_pos / page * page;
       if (in_upto > page) madvise(stream_->in_map, in_upto - page, MADV_DONTNEED);
     }
     return;
@@ -279,7 +244,15 @@ Status MapOrRead(const std::string& path, bool lazy, void** map, size_t* size, s
 }  // namespace
 
 Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool stream) {
-  if (file.compressed && stream) {
+  if (file.zip && !stream) {
+    // Read whole: the stream, run to its end.
+    auto s = Load(file, lazy, true);
+    if (!s.ok()) return s.status();
+    s->Fill(kMaxSegmentSize);
+    if (!s->damage().empty()) return Status::Corruption(fmt::format("\"{}\": {}", file.path, s->damage()));
+    return s;
+  }
+  if ((file.compressed || file.zip) && stream) {
     auto st = std::make_unique<Stream>();
     st->path = file.path;
     if (file.memory) {
@@ -296,7 +269,11 @@ Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool
         st->in = st->in_memory->data();
       }
     }
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&st->dctx, LZ4F_VERSION))) {
+    if (file.zip) {
+      auto zip = ZipEntryStream::Open(std::string_view(st->in, st->in_size));
+      if (!zip.ok()) return Status(zip.status().code(), fmt::format("\"{}\": {}", file.path, zip.status().message()));
+      st->zip = std::move(zip).value();
+    } else if (LZ4F_isError(LZ4F_createDecompressionContext(&st->dctx, LZ4F_VERSION))) {
       return Status::Internal("cannot create an lz4 decompression context");
     }
     void* out = mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

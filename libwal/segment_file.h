@@ -1,5 +1,5 @@
 // Segment files on disk: their names, listing a WAL directory, and loading one
-// segment's bytes (mapped when plain, decompressed when .wal.lz4).
+// segment's bytes (mapped when plain, decompressed when .wal.lz4 or .wal.zip).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "libwal/segment_format.h"
 #include "libwal/status.h"
 
 namespace wal {
@@ -19,15 +20,32 @@ bool ParseSegmentFileName(std::string_view name, uint64_t* index, bool* lz4);
 struct SegmentFile {
   uint64_t index = 0;
   std::string path;
-  bool compressed = false;
+  bool compressed = false;  // .wal.lz4
+  bool zip = false;         // .wal.zip (Apache Ignite's compacted segments)
+  // The format its header names, when the listing looked (ListSegments does, except
+  // for .wal.lz4 files, which only walcut writes).
+  SegmentFormat format = SegmentFormat::kWalcut;
   // When set, the file's bytes as they would be read from `path` (tests and fuzzing
   // read segments built in memory through the same code).
   std::shared_ptr<const std::string> memory;
 };
 
+// Also accepts "%016u.wal.zip" (setting `zip`).
+bool ParseSegmentFileName(std::string_view name, SegmentFile* f);
+
 // Every file of `wal_dir` named like a segment, sorted by index (a plain and a
-// compressed file of one index both appear, plain first). Other names are ignored.
+// compressed file of one index both appear: plain, then .wal.lz4, then .wal.zip). Other
+// names are ignored. A file whose header is Ignite's is placed by the index in its
+// header, not by its name (Ignite names work files by index modulo their number); a
+// file whose header is all zero, in a directory with Ignite segments, is a work file
+// never used yet, and left out.
 Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir);
+
+// Reads the start of a segment file (decompressing a .wal.zip's first bytes) and says
+// its format; for an Ignite segment, sets f->index from its header. False when the file
+// cannot be read or its header is none of the formats (f is then unchanged); *all_zero
+// tells a header of zeros.
+bool PlaceSegmentFile(SegmentFile* f, bool* all_zero = nullptr);
 
 // The uncompressed bytes of one segment. Plain files are mapped read-only; .wal.lz4
 // files are decompressed into memory, whole, or (`stream`) only as far as the reader

@@ -4,6 +4,10 @@
 // it safely can (LevelDB's reader does the same, without addresses). A record cut short
 // at the end of the last segment is a torn tail: reported, not an error. Everything else
 // that does not decode is corruption, or one of the segment-sequence problems below.
+//
+// Each segment is read in the format its header names (segment_format.h): walcut's own
+// or Apache Ignite's, through that format's SegmentCodec; the records come out in the
+// same structs either way, each with the format it was read in.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +20,7 @@
 
 #include "libwal/ids.h"
 #include "libwal/record.h"
+#include "libwal/segment_codec.h"
 #include "libwal/segment_file.h"
 #include "libwal/status.h"
 
@@ -30,6 +35,9 @@ enum class IssueKind {
   kBadLz4,            // a .wal.lz4 file whose LZ4 frame is damaged
   kIoError,           // a file that cannot be read
   kRedundantCopy,     // not an error: a segment stored twice (.wal and .wal.lz4) with equal bytes
+  kNotWal,            // a file whose header is neither walcut's nor Ignite's (unknown magic)
+  kUnsupported,       // a segment of a format version this reader does not read
+  kStaleBytes,        // not an error: bytes after the end of an Ignite work file's data
 };
 const char* IssueKindName(IssueKind kind);
 
@@ -37,27 +45,35 @@ struct Issue {
   IssueKind kind = IssueKind::kCorruption;
   std::string file;
   uint64_t segment = 0;
-  uint64_t offset = 0;        // in the segment's uncompressed bytes
+  uint64_t offset = 0;        // in the segment's uncompressed bytes (a .wal.zip: its entry's)
   uint64_t record_index = 0;  // position of the record in its segment; 0 is the header
   bool has_checksums = false;
   uint64_t expected_checksum = 0;  // stored in the file
   uint64_t actual_checksum = 0;    // computed over the bytes
   uint64_t bytes_skipped = 0;      // bytes passed over before reading resumed
+  uint8_t checksum_bytes = 8;      // 4 for Ignite's CRC-32
+  bool in_zip_entry = false;       // `offset` is in a .wal.zip's decompressed entry
   std::string message;
 
-  bool IsError() const { return kind != IssueKind::kTornTail && kind != IssueKind::kRedundantCopy; }
-  // One line: "\"<file>\": <kind> at offset N (record I): message[, expected checksum
-  // 0x..., actual 0x...][, skipped N bytes]".
+  bool IsError() const {
+    return kind != IssueKind::kTornTail && kind != IssueKind::kRedundantCopy && kind != IssueKind::kStaleBytes;
+  }
+  // One line: "\"<file>\": <kind> at [entry ]offset N (record I): message[, expected
+  // checksum 0x..., actual 0x...][, skipped N bytes]".
   std::string ToString() const;
 };
 
 struct Record {
+  // Where the record was written: its address in walcut's own WALs; in Ignite's, the
+  // pointer in its frame (a compacted segment's records keep their original pointers).
   Pointer ptr;
+  uint64_t file_offset = 0;     // where it lies in the segment's (decompressed) bytes
+  SegmentFormat format = SegmentFormat::kWalcut;
   uint8_t type = 0;
   uint32_t size = 0;            // whole frame
   uint64_t record_index = 0;
   std::string_view payload;     // valid until the next call to Next()
-  AnyRecord decoded;            // meaningful when IsKnownRecordType(type) and decoding is on
+  AnyRecord decoded;            // meaningful when Decodes(type) of its format and decoding is on
   TxView tx;                    // with ReaderOptions::light, for TX_RECORDs instead of decoded
   DataView data;                // with ReaderOptions::light, for DATA_RECORD_V2s instead of decoded
 };
@@ -99,7 +115,6 @@ class WalReader {
   // The next record, or false at the end of the stream.
   bool Next(const Record** out);
 
-  uint64_t error_count() const { return errors_; }
   bool torn_tail() const { return torn_tail_; }
   // The pointer just past the last sound record read so far.
   Pointer end() const { return end_; }
@@ -118,8 +133,26 @@ class WalReader {
   bool IsLastSegment() const { return file_idx_ + 1 == files_.size(); }
   // Returns true if `record_` holds a record to hand out.
   bool Step();
+  // At a segment's first byte: chooses the codec by the header's magic; for Ignite,
+  // reads the header into record_. False when the segment is skipped.
+  bool StartSegment(bool* emitted);
+  // Resuming at options_.from: checks the header, then jumps.
+  bool ResumeInSegment();
+  // Fills and parses the frame at pos_.
+  FrameStatus NextFrame(FrameView* fv);
+  // At the end of the bytes, or past a SWITCH: what that means in this format.
+  void EndOfBytes();
+  void AfterSwitch();
+  // A header frame that does not verify (walcut): reported; false when handled.
+  bool BadHeaderFrame(FrameStatus fs, const FrameView& fv);
+  // Hands out a sound frame as record_; false when it is not handed out.
+  bool Emit(const FrameView& fv);
+  // The end-of-data rules of each format, for a frame that is not sound.
   void HandleBadFrame(int frame_status, uint64_t stored, uint64_t actual);
-  uint64_t Resync(Issue* issue);
+  void HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv);
+  // The next offset after pos_ where a frame verifies at its own address, or the end of
+  // the segment; with `found`, whether one does.
+  uint64_t Resync(Issue* issue, bool* found = nullptr);
   // Reports a damaged LZ4 frame met while streaming, and ends the segment; false when
   // there is none.
   bool StreamDamaged();
@@ -130,6 +163,7 @@ class WalReader {
 
   std::vector<SegmentFile> files_;
   ReaderOptions options_;
+  const SegmentCodec* codec_ = &CodecFor(SegmentFormat::kWalcut);
   Reporter reporter_;
 
   size_t file_idx_ = 0;
@@ -146,7 +180,6 @@ class WalReader {
   std::optional<Uuid> node_id_;
   uint16_t node_order_ = 0;
   Pointer end_{};
-  uint64_t errors_ = 0;
   bool torn_tail_ = false;
   bool stopped_ = false;
   uint64_t segments_read_ = 0;

@@ -1,6 +1,7 @@
 #include <cctype>
 #include <memory>
 
+#include "libwal/ignite_record.h"
 #include "libwal/record.h"
 #include "tools/command.h"
 #include "tools/dump.h"
@@ -29,8 +30,11 @@ std::string Validate(DumpArgs& a) {
       size_t comma = list.find(',', start);
       std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       wal::RecordType t;
+      uint8_t id = 0;
       if (!name.empty() && wal::ParseRecordType(name, &t)) {
         o.types.push_back(static_cast<uint8_t>(t));
+      } else if (!name.empty() && wal::ParseIgniteRecordType(name, &id)) {
+        o.types.push_back(id);  // a type of Apache Ignite's segments
       } else {
         errors.push_back(fmt::format("--type: unknown record type \"{}\"", name));
       }
@@ -74,16 +78,20 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
   auto args = std::make_shared<DumpArgs>();
   CLI::App* sub = app.add_subcommand("dump", "Print the records of WAL segments");
   sub->add_option("PATH", args->options.paths,
-                  "A segment file (.wal or .wal.lz4), a wal/ directory, a node directory or a "
+                  "A segment file (.wal, .wal.lz4, or Apache Ignite's .wal and .wal.zip), a WAL "
+                  "directory (walcut's wal/, or an Ignite WAL or archive folder), a node directory or a "
                   "cluster directory")
       ->required();
   AddCommonFlags(sub, &args->common);
   sub->add_flag("--stats", args->options.stats,
                 "Print a per-type table (count, bytes, share) instead of records");
-  sub->add_option("--type", args->types, "Only records of these types (NAME[,NAME]...)");
+  sub->add_option("--type", args->types,
+                  "Only records of these types (NAME[,NAME]...; walcut's names and aliases, and Apache "
+                  "Ignite's record type names)");
   sub->add_option("--tx", args->tx, "Only records of this transaction (T.N.O)");
   AddWhole(sub, "--partition", &args->partition, 0, UINT32_MAX, "Only entries and rollbacks of partition P");
-  sub->add_option("--key", args->key, "Only data entries with this key");
+  sub->add_option("--key", args->key,
+                  "Only data entries with this key (an Ignite key as printed: 42, acct-7)");
   sub->add_option("--cut", args->cut, "Only cut records whose cut id starts with this (a whole id or a prefix)");
   sub->add_option("--from", args->from, "Start at this pointer (SEG:OFF)");
   sub->add_option("--to", args->to, "Stop before this pointer (SEG:OFF)");

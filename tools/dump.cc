@@ -4,6 +4,8 @@
 #include <chrono>
 #include <thread>
 
+#include "libwal/cache_object.h"
+#include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
 #include "tools/inputs.h"
 
@@ -32,6 +34,9 @@ class Filter {
     if (!any_type_ && !types_[r.type]) return false;
     if (o_.from && r.ptr < *o_.from) return false;
     const auto& a = r.decoded;
+    if (wal::IsIgnite(r.format) && !wal::IsDecodedIgniteType(r.type)) {
+      return !(o_.tx || o_.partition || o_.key || o_.cut);
+    }
     switch (static_cast<RecordType>(r.type)) {
       case RecordType::kData: {
         if (o_.cut) return false;
@@ -42,7 +47,7 @@ class Filter {
           const auto& e = es[i];
           if (o_.tx && e.xid != *o_.tx) continue;
           if (o_.partition && e.partition != *o_.partition) continue;
-          if (o_.key && e.key != *o_.key) continue;
+          if (o_.key && !KeyMatches(r, e)) continue;
           entries->push_back(i);
         }
         *partial = entries->size() != es.size();
@@ -72,6 +77,13 @@ class Filter {
   }
 
  private:
+  // walcut's keys are bytes; an Ignite key matches by its text (an int key 42 by "42",
+  // a String by itself) or by its bytes.
+  bool KeyMatches(const Record& r, const wal::DataEntry& e) const {
+    if (e.key == *o_.key) return true;
+    return wal::IsIgnite(r.format) && wal::CacheObjectText(e.key_type, e.key) == *o_.key;
+  }
+
   const DumpOptions& o_;
   std::array<bool, 256> types_{};
   bool any_type_ = true;
@@ -80,6 +92,7 @@ class Filter {
 
 struct Totals {
   std::array<TypeStats, 256> by_type{};
+  std::array<bool, 256> ignite{};  // a type id met in an Ignite segment: named as Ignite names it
   uint64_t records = 0;
   uint64_t shown = 0;
   uint64_t segments = 0;
@@ -87,6 +100,14 @@ struct Totals {
   uint64_t io_errors = 0;
   uint64_t torn_tails = 0;
 };
+
+// A type's name in the table: walcut's, else Ignite's when met in an Ignite segment.
+std::string StatsName(const Totals& t, size_t id, std::string unknown) {
+  const auto type = static_cast<uint8_t>(id);
+  if (wal::IsKnownRecordType(type)) return wal::RecordTypeName(type);
+  const char* ignite = t.ignite[id] ? wal::IgniteRecordTypeName(type) : nullptr;
+  return ignite != nullptr ? ignite : unknown;
+}
 
 void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
   uint64_t records = 0, bytes = 0;
@@ -107,10 +128,8 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
     for (size_t i = 0; i < t.by_type.size(); ++i) {
       const auto& s = t.by_type[i];
       if (s.count == 0) continue;
-      auto type = static_cast<uint8_t>(i);
       fmt::format_to(it, "{}{{\"type\":\"{}\",\"type_id\":{},\"count\":{},\"bytes\":{}}}",
-                     first ? "" : ",", wal::IsKnownRecordType(type) ? wal::RecordTypeName(type) : "UNKNOWN",
-                     i, s.count, s.bytes);
+                     first ? "" : ",", StatsName(t, i, "UNKNOWN"), i, s.count, s.bytes);
       first = false;
     }
     fmt::format_to(it, "]}}\n");
@@ -122,9 +141,7 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
     for (size_t i = 0; i < t.by_type.size(); ++i) {
       const auto& s = t.by_type[i];
       if (s.count == 0) continue;
-      auto type = static_cast<uint8_t>(i);
-      std::string name = wal::IsKnownRecordType(type) ? wal::RecordTypeName(type)
-                                                      : fmt::format("UNKNOWN({})", i);
+      std::string name = StatsName(t, i, fmt::format("UNKNOWN({})", i));
       fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", name, s.count,
                      fmt::format("({:.2f})", pct(s.count, records)), s.bytes,
                      fmt::format("({:.2f})", pct(s.bytes, bytes)));
@@ -216,6 +233,7 @@ int RunDump(const DumpOptions& o, Output& output) {
         ++totals.shown;
         if (o.stats) {
           auto& s = totals.by_type[rec->type];
+          totals.ignite[rec->type] = totals.ignite[rec->type] || wal::IsIgnite(rec->format);
           ++s.count;
           s.bytes += rec->size;
         } else if (!o.quiet) {

@@ -35,6 +35,17 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 
 namespace {
 
+// The node a WAL folder belongs to: walcut's <node>/wal; Ignite's db/wal/<folder> and
+// db/wal/archive/<folder> are named for the node's folder (its consistent id).
+std::string NodeOfWalDir(const fs::path& dir) {
+  if (dir.filename() == "wal") return dir.parent_path().filename().string();
+  const fs::path up = dir.parent_path();
+  if (up.filename() == "wal" || (up.filename() == "archive" && up.parent_path().filename() == "wal")) {
+    return dir.filename().string();
+  }
+  return "-";
+}
+
 bool HasSegments(const fs::path& dir) {
   auto files = wal::ListSegments(dir.string());
   return files.ok() && !files->empty();
@@ -55,13 +66,14 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
     if (fs::is_regular_file(st)) {
       WalInput in;
       wal::SegmentFile f;
-      if (!wal::ParseSegmentFileName(p.filename().string(), &f.index, &f.compressed)) {
+      if (!wal::ParseSegmentFileName(p.filename().string(), &f)) {
         return wal::Status::InvalidArgument(fmt::format(
-            "\"{}\" is not named like a segment (NNNNNNNNNNNNNNNN.wal or .wal.lz4)", arg));
+            "\"{}\" is not named like a segment (NNNNNNNNNNNNNNNN.wal, .wal.lz4 or .wal.zip)", arg));
       }
       f.path = arg;
-      fs::path parent = fs::absolute(p).parent_path();
-      in.node = parent.filename() == "wal" ? parent.parent_path().filename().string() : "-";
+      // An Ignite segment's index is in its header (work files are named modulo their count).
+      if (!f.compressed) wal::PlaceSegmentFile(&f);
+      in.node = NodeOfWalDir(fs::absolute(p).lexically_normal().parent_path());
       in.files.push_back(std::move(f));
       inputs.push_back(std::move(in));
       continue;
@@ -76,8 +88,7 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
       continue;
     }
     if (HasSegments(p)) {
-      std::string node = abs.filename() == "wal" ? abs.parent_path().filename().string() : "-";
-      inputs.push_back({node, p.string(), {}});
+      inputs.push_back({NodeOfWalDir(abs), p.string(), {}});
       continue;
     }
     std::vector<std::string> nodes;

@@ -5,6 +5,8 @@
 
 #include <xxhash.h>
 
+#include "libwal/segment_codec.h"
+#include "tools/dump_ignite.h"
 #include "tools/escape.h"
 
 namespace tools {
@@ -26,13 +28,21 @@ void PutU(fmt::memory_buffer* out, uint64_t v) {
   AppendRaw(out, f.data(), f.size());
 }
 
+}  // namespace
+
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id) {
   PutU(out, id.topology_version);
   out->push_back('.');
-  PutU(out, id.node_order);
+  PutU(out, id.DataCenterId() == 0 ? id.node_order : id.NodeOrder());
   out->push_back('.');
   PutU(out, id.order);
+  if (id.DataCenterId() != 0) {
+    out->push_back('@');
+    PutU(out, id.DataCenterId());
+  }
 }
+
+namespace {
 
 void PutValueText(fmt::memory_buffer* out, std::string_view v, ValuesMode mode) {
   switch (mode) {
@@ -291,33 +301,34 @@ void SwitchText(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*) {}
 void SwitchJson(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*) {}
 
 // One row per record type: its text and JSON describers (pg_waldump's RmgrDescTable). A
-// format that adds record types adds rows; a type with no row is printed by name (or
-// number) and size only.
-struct RecordDesc {
-  RecordType type;
-  void (*text)(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*);
-  void (*json)(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*);
-};
-
+// format that adds record types adds rows (Ignite's are in dump_ignite.cc); a type with
+// no row is printed by name (or number) and size only.
 constexpr RecordDesc kDescs[] = {
-    {RecordType::kHeader, HeaderText, HeaderJson},
-    {RecordType::kTx, TxText, TxJson},
-    {RecordType::kData, DataText, DataJson},
-    {RecordType::kRollback, RollbackText, RollbackJson},
-    {RecordType::kClusterSnapshot, SnapshotText, SnapshotJson},
-    {RecordType::kCutStart, CutStartText, CutStartJson},
-    {RecordType::kCutFinish, CutFinishText, CutFinishJson},
-    {RecordType::kSwitchSegment, SwitchText, SwitchJson},
+    {4, HeaderText, HeaderJson},
+    {0, TxText, TxJson},
+    {70, DataText, DataJson},
+    {57, RollbackText, RollbackJson},
+    {75, SnapshotText, SnapshotJson},
+    {76, CutStartText, CutStartJson},
+    {77, CutFinishText, CutFinishJson},
+    {40, SwitchText, SwitchJson},
 };
 
 // The row of a type id, by a table indexed by the id.
-const RecordDesc* DescOf(uint8_t type) {
+const RecordDesc* DescOf(const wal::Record& r) {
+  if (wal::IsIgnite(r.format)) return IgniteDescOf(r.type);
   static const auto* const by_id = [] {
     static std::array<const RecordDesc*, 256> t{};
-    for (const auto& d : kDescs) t[static_cast<uint8_t>(d.type)] = &d;
+    for (const auto& d : kDescs) t[d.type] = &d;
     return &t;
   }();
-  return (*by_id)[type];
+  return (*by_id)[r.type];
+}
+
+// The type's name in its segment's format, or nullptr.
+const char* TypeNameOf(const wal::Record& r) {
+  return wal::IsIgnite(r.format) ? wal::CodecFor(r.format).TypeName(r.type)
+                                 : (wal::IsKnownRecordType(r.type) ? wal::RecordTypeName(r.type) : nullptr);
 }
 
 }  // namespace
@@ -342,14 +353,18 @@ void AppendRecordText(std::string_view node, const wal::Record& r, const RecordF
   out->push_back(':');
   PutU(out, r.ptr.offset);
   out->push_back(' ');
-  if (wal::IsKnownRecordType(r.type)) {
-    PutStr(out, wal::RecordTypeName(r.type));
+  if (const char* name = TypeNameOf(r)) {
+    PutStr(out, name);
   } else {
     Put(out, "UNKNOWN({})", r.type);
   }
   PutStr(out, " size ");
   PutU(out, r.size);
-  if (const RecordDesc* d = DescOf(r.type)) d->text(r.decoded, f, out);
+  if (r.format == wal::SegmentFormat::kIgniteCompacted) {
+    PutStr(out, " at ");
+    PutU(out, r.file_offset);
+  }
+  if (const RecordDesc* d = DescOf(r)) d->text(r.decoded, f, out);
   out->push_back('\n');
 }
 
@@ -366,12 +381,19 @@ void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordF
   out->push_back(':');
   PutU(out, r.ptr.offset);
   PutStr(out, "\",\"type\":\"");
-  PutStr(out, wal::IsKnownRecordType(r.type) ? wal::RecordTypeName(r.type) : "UNKNOWN");
+  const char* name = TypeNameOf(r);
+  PutStr(out, name != nullptr ? name : "UNKNOWN");
   PutStr(out, "\",\"type_id\":");
   PutU(out, r.type);
   PutStr(out, ",\"size\":");
   PutU(out, r.size);
-  if (const RecordDesc* d = DescOf(r.type)) d->json(r.decoded, f, out);
+  if (wal::IsIgnite(r.format)) {
+    PutStr(out, ",\"format\":\"");
+    PutStr(out, wal::SegmentFormatName(r.format));
+    PutStr(out, "\",\"file_offset\":");
+    PutU(out, r.file_offset);
+  }
+  if (const RecordDesc* d = DescOf(r)) d->json(r.decoded, f, out);
   PutStr(out, "}\n");
 }
 

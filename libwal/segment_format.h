@@ -1,0 +1,38 @@
+// Which on-disk format a segment is in. Chosen per segment by the magic of its header,
+// never by a file name or a flag: walcut's own, Apache Ignite's (regular), or Ignite's
+// compacted form (the content of a .wal.zip).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace wal {
+
+enum class SegmentFormat : uint8_t {
+  kWalcut = 0,
+  kIgnite = 1,           // a regular Ignite segment (work or archive .wal)
+  kIgniteCompacted = 2,  // the logical records of one segment, as Ignite's compactor keeps them
+};
+
+const char* SegmentFormatName(SegmentFormat format);
+inline bool IsIgnite(SegmentFormat f) { return f != SegmentFormat::kWalcut; }
+
+// What the first bytes of a segment say.
+struct SegmentProbe {
+  enum Result : uint8_t {
+    kKnown,         // `format` says which
+    kTooShort,      // fewer bytes than any header
+    kAllZero,       // the header's bytes are all zero: a file never written (or wiped)
+    kUnknownMagic,  // a header of neither format; `magic` holds the bytes where one would be
+  };
+  Result result = kTooShort;
+  SegmentFormat format = SegmentFormat::kWalcut;
+  uint64_t magic = 0;
+};
+
+// Looks at up to the first 29 bytes of a segment. A walcut header is recognised by its
+// magic alone (a header with that magic and damage elsewhere is walcut's to report), an
+// Ignite header by its type byte and magic.
+SegmentProbe ProbeSegment(std::string_view first_bytes);
+
+}  // namespace wal

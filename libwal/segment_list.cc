@@ -1,0 +1,114 @@
+// Segment file names, and listing a WAL directory.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "libwal/coding.h"
+#include "libwal/ignite_format.h"
+#include "libwal/segment_file.h"
+
+namespace wal {
+
+std::string SegmentFileName(uint64_t index, bool lz4) {
+  return fmt::format("{:016}.wal{}", index, lz4 ? ".lz4" : "");
+}
+
+bool ParseSegmentFileName(std::string_view name, SegmentFile* f) {
+  if (name.size() < 20) return false;
+  std::string_view suffix = name.substr(16);
+  if (suffix == ".wal") {
+    f->compressed = f->zip = false;
+  } else if (suffix == ".wal.lz4") {
+    f->compressed = true;
+    f->zip = false;
+  } else if (suffix == ".wal.zip") {
+    f->compressed = false;
+    f->zip = true;
+  } else {
+    return false;
+  }
+  uint64_t v = 0;
+  for (size_t i = 0; i < 16; ++i) {
+    char c = name[i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  f->index = v;
+  return true;
+}
+
+bool ParseSegmentFileName(std::string_view name, uint64_t* index, bool* lz4) {
+  SegmentFile f;
+  if (!ParseSegmentFileName(name, &f) || f.zip) return false;
+  *index = f.index;
+  *lz4 = f.compressed;
+  return true;
+}
+
+bool PlaceSegmentFile(SegmentFile* f, bool* all_zero) {
+  if (all_zero != nullptr) *all_zero = false;
+  std::string head;
+  if (f->zip || f->memory) {
+    auto bytes = SegmentBytes::Load(*f, /*lazy=*/true, /*stream=*/true);
+    if (!bytes.ok()) return false;
+    bytes->Fill(ignite::kHeaderSize);
+    head = std::string(bytes->bytes().substr(0, ignite::kHeaderSize));
+  } else {
+    const int fd = ::open(f->path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    head.resize(ignite::kHeaderSize);
+    const ssize_t n = ::pread(fd, head.data(), head.size(), 0);
+    ::close(fd);
+    head.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  }
+  const SegmentProbe probe = ProbeSegment(head);
+  if (all_zero != nullptr) *all_zero = probe.result == SegmentProbe::kAllZero;
+  if (probe.result != SegmentProbe::kKnown) return false;
+  f->format = probe.format;
+  if (IsIgnite(probe.format)) f->index = DecodeFixed64(head.data() + 1);
+  return true;
+}
+
+Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(wal_dir, ec);
+  if (ec) {
+    return Status::IoError(fmt::format("cannot list \"{}\": {}", wal_dir, ec.message()));
+  }
+  std::vector<SegmentFile> files;
+  std::vector<bool> zero;
+  bool ignite = false;
+  for (const auto& entry : it) {
+    std::string name = entry.path().filename().string();
+    SegmentFile f;
+    if (!ParseSegmentFileName(name, &f)) continue;
+    f.path = entry.path().string();
+    bool all_zero = false;
+    if (!f.compressed) PlaceSegmentFile(&f, &all_zero);
+    ignite = ignite || IsIgnite(f.format);
+    zero.push_back(all_zero);
+    files.push_back(std::move(f));
+  }
+  if (ignite) {
+    size_t keep = 0;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (zero[i]) continue;
+      if (keep != i) files[keep] = std::move(files[i]);
+      ++keep;
+    }
+    files.resize(keep);
+  }
+  std::sort(files.begin(), files.end(), [](const SegmentFile& a, const SegmentFile& b) {
+    auto rank = [](const SegmentFile& f) { return f.zip ? 2 : f.compressed ? 1 : 0; };
+    if (a.index != b.index) return a.index < b.index;
+    return rank(a) != rank(b) ? rank(a) < rank(b) : a.path < b.path;
+  });
+  return files;
+}
+
+}  // namespace wal
