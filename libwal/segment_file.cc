@@ -88,6 +88,11 @@ SegmentBytes SegmentBytes::FromString(std::string bytes) {
 
 bool SegmentBytes::complete() const { return stream_ == nullptr || stream_->done; }
 
+const std::string& SegmentBytes::entry_mismatch() const {
+  static const std::string kNone;
+  return stream_ != nullptr && stream_->zip ? stream_->zip->mismatch() : kNone;
+}
+
 const std::string& SegmentBytes::damage() const {
   static const std::string kNone;
   return stream_ != nullptr ? stream_->damage : kNone;

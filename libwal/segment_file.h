@@ -79,6 +79,9 @@ class SegmentBytes {
   // A damaged LZ4 frame met while streaming: a message naming the compressed offset,
   // empty when there is none.
   const std::string& damage() const;
+  // A .wal.zip read whole whose entry differs from its central directory (size or
+  // CRC-32): a message, else empty.
+  const std::string& entry_mismatch() const;
   // Whether every byte from `from` to the end of the segment is zero. Decompresses to
   // the end if it must, giving back the pages of zeros it passes (they read as zeros
   // again), and stops at the first byte that is not zero.

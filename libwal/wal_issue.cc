@@ -13,6 +13,7 @@ const char* IssueKindName(IssueKind kind) {
     case IssueKind::kDuplicateSegment: return "duplicate segment";
     case IssueKind::kForeignSegment: return "foreign segment";
     case IssueKind::kBadLz4: return "damaged lz4 frame";
+    case IssueKind::kBadZip: return "damaged zip entry";
     case IssueKind::kIoError: return "i/o error";
     case IssueKind::kRedundantCopy: return "redundant copy";
     case IssueKind::kNotWal: return "not a WAL segment";

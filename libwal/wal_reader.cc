@@ -126,6 +126,7 @@ bool WalReader::LoadNextSegment() {
     IssueKind kind = code == StatusCode::kNotSupported  ? IssueKind::kUnsupported
                      : code != StatusCode::kCorruption ? IssueKind::kIoError
                      : files_[file_idx_].compressed    ? IssueKind::kBadLz4
+                     : files_[file_idx_].zip           ? IssueKind::kBadZip
                                                        : IssueKind::kCorruption;
       Issue issue = MakeIssue(kind, 0, loaded.status().message());
       Report(std::move(issue));
@@ -146,6 +147,11 @@ bool WalReader::LoadNextSegment() {
 }
 
 void WalReader::EndSegment() {
+  if (!bytes_.entry_mismatch().empty()) {
+    // The bytes of a .wal.zip differ from what its directory says (each record was
+    // verified on its own, so the damaged ones were reported where they lie).
+    Report(MakeIssue(IssueKind::kBadZip, bytes_.bytes().size(), bytes_.entry_mismatch()));
+  }
   loaded_ = false;
   bytes_ = SegmentBytes();
   ++file_idx_;

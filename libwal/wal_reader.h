@@ -33,6 +33,7 @@ enum class IssueKind {
   kDuplicateSegment,  // two files for one index
   kForeignSegment,    // header's index or node id does not match its place
   kBadLz4,            // a .wal.lz4 file whose LZ4 frame is damaged
+  kBadZip,            // a .wal.zip file whose zip structure or deflate data is damaged
   kIoError,           // a file that cannot be read
   kRedundantCopy,     // not an error: a segment stored twice (.wal and .wal.lz4) with equal bytes
   kNotWal,            // a file whose header is neither walcut's nor Ignite's (unknown magic)

@@ -15,7 +15,7 @@ bool WalReader::StreamDamaged() {
   if (bytes_.damage().empty()) return false;
   // A .wal.lz4 whose frame is damaged from here on: what was read before it verified
   // record by record; nothing after it can be read.
-  Report(MakeIssue(IssueKind::kBadLz4, pos_, bytes_.damage()));
+  Report(MakeIssue(files_[file_idx_].zip ? IssueKind::kBadZip : IssueKind::kBadLz4, pos_, bytes_.damage()));
   EndSegment();
   return true;
 }

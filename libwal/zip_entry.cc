@@ -174,7 +174,7 @@ size_t ZipEntryStream::Read(char* out, size_t max, bool* done, std::string* dama
   if (ended) {
     *done = true;
     if (info_.from_directory && (out_ != info_.size || crc_ != info_.crc)) {
-      *damage = fmt::format("zip entry \"{}\" does not match its central directory: {} bytes with CRC 0x{:08x}, "
+      mismatch_ = fmt::format("zip entry \"{}\" does not match its central directory: {} bytes with CRC 0x{:08x}, "
                             "expected {} bytes with CRC 0x{:08x}",
                             info_.name, out_, crc_, info_.size, info_.crc);
     }

@@ -44,6 +44,9 @@ class ZipEntryStream {
   const ZipEntryInfo& info() const { return info_; }
   // Compressed bytes consumed so far, as an offset in the zip file.
   uint64_t input_offset() const;
+  // Once the entry is read whole: how it differs from its central directory entry (size
+  // or CRC-32), or empty. Not damage that stops reading: every record verifies on its own.
+  const std::string& mismatch() const { return mismatch_; }
 
  private:
   ZipEntryStream() = default;
@@ -55,6 +58,7 @@ class ZipEntryStream {
   uint64_t in_pos_ = 0;   // in the entry's compressed bytes (stored: copied so far)
   uint64_t out_ = 0;      // uncompressed bytes handed out
   uint32_t crc_ = 0;      // CRC-32 of them
+  std::string mismatch_;
 };
 
 }  // namespace wal

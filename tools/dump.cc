@@ -196,10 +196,12 @@ int RunDump(const DumpOptions& o, Output& output) {
           torn.push_back(issue);
           return;
         }
-        // A resumed follow pass sees sequence issues again; report each once.
+        // A resumed follow pass sees sequence issues (and a live Ignite work file's stale
+        // bytes) again; report each once.
         if (started[i] && (issue.kind == wal::IssueKind::kMissingSegment ||
                            issue.kind == wal::IssueKind::kDuplicateSegment ||
-                           issue.kind == wal::IssueKind::kRedundantCopy)) {
+                           issue.kind == wal::IssueKind::kRedundantCopy ||
+                           issue.kind == wal::IssueKind::kStaleBytes)) {
           return;
         }
         if (!issue.IsError()) {

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Benchmark of `walcut dump` on Apache Ignite segments against xxhsum -H3 on the same files.
+#
+#   tests/bench/ignite_dump_bench.sh [BUILD_DIR] [COPIES] [SOURCE]
+#
+# SOURCE (default testdata/ignite) is searched for raw archive segments (db/wal/archive/*/*.wal,
+# written by a real Ignite; a bigger run of tests/ignite/run gives more); they are copied
+# COPIES times (default 40) into a scratch archive folder, each copy renumbered in its header
+# and frames (their CRCs recomputed) so the folder is one long WAL. Page cache warm, best of 3 per command, ratios printed: the machine is shared.
+set -euo pipefail
+build=${1:-build/release}
+copies=${2:-40}
+source=${3:-testdata/ignite}
+walcut=$build/tools/walcut
+[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+python3 - "$source" "$data" "$copies" <<'PY'
+import glob, os, struct, sys, zlib
+source, out, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
+segs = sorted(glob.glob(os.path.join(source, "**/db/wal/archive/*/*.wal"), recursive=True))
+idx = 0
+for _ in range(copies):
+    for path in segs:
+        b = bytearray(open(path, "rb").read())
+        struct.pack_into("<q", b, 1, idx)
+        pos = 29
+        while pos < len(b) and b[pos] not in (0, 41):
+            struct.pack_into("<q", b, pos + 1, idx)
+            n = struct.unpack_from("<i", b, pos + 13)[0]
+            struct.pack_into("<I", b, pos + n - 4, zlib.crc32(bytes(b[pos:pos + n - 4])) ^ 0xFFFFFFFF)
+            pos += n
+        open(os.path.join(out, f"{idx:016d}.wal"), "wb").write(bytes(b))
+        idx += 1
+PY
+files=("$data"/*.wal)
+bytes=$(cat "${files[@]}" | wc -c)
+records=$("$walcut" dump --stats --json "$data" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["errors"]==0, d; print(d["records"])')
+cat "${files[@]}" >/dev/null
+
+run() {  # run NAME CMD...: best wall time of 3 and peak RSS (KiB) of the last run
+  local name=$1; shift
+  local best=999999 rss=0
+  for _ in 1 2 3; do
+    local t0 t1
+    t0=$(date +%s.%N)
+    /usr/bin/time -f %M -o /tmp/walcut-ibench-rss "$@" >/dev/null
+    t1=$(date +%s.%N)
+    best=$(python3 -c "print(min($best, $t1 - $t0))")
+    rss=$(cat /tmp/walcut-ibench-rss)
+  done
+  printf '%s\t%s\t%s\n' "$name" "$best" "$rss"
+}
+
+{
+  run "cat" cat "${files[@]}"
+  run "xxhsum -H3" xxhsum -H3 "${files[@]}"
+  run "walcut dump --stats" "$walcut" dump --stats "$data"
+  run "walcut dump" "$walcut" dump "$data"
+  run "walcut dump --json" "$walcut" dump --json "$data"
+} >/tmp/walcut-ibench-results
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+echo "input:   $((bytes / 1048576)) MiB in ${#files[@]} Ignite segments, $records records"
+python3 - "$bytes" "$records" <<'PY'
+import sys
+total, records = int(sys.argv[1]), int(sys.argv[2])
+rows = [l.rstrip("\n").split("\t") for l in open("/tmp/walcut-ibench-results")]
+ref = next(float(t) for n, t, _ in rows if n.startswith("xxhsum"))
+print(f"{'command':<22} {'seconds':>8} {'MB/s':>8} {'Mrec/s':>8} {'vs xxhsum':>10} {'peak RSS':>10}")
+for name, t, rss in rows:
+    t = float(t)
+    print(f"{name:<22} {t:8.3f} {total / t / 1e6:8.0f} {records / t / 1e6:8.2f} {ref / t:9.2f}x {int(rss) // 1024:7d} MiB")
+PY
