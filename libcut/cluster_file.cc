@@ -42,12 +42,34 @@ namespace {
 
 constexpr uint64_t kMaxNodes = 65535;
 
-ClusterInfo Parse(const nlohmann::json& doc) {
-  JsonObject top(doc, "");
-  const uint64_t schema = top.Uint("schema");
-  if (schema != 1) throw JsonFieldError(fmt::format("schema {} is not supported (this walcut reads schema 1)", schema));
-  ClusterInfo info;
-  if (top.Has("seed")) info.seed = top.String("seed", 64);
+ClusterNode ParseNode(const JsonObject& o) {
+  ClusterNode n;
+  n.name = o.String("name", 255);
+  if (!IsSafeName(n.name)) {
+    throw JsonFieldError(fmt::format("{}: \"{}\" cannot be a node name (one path component: no '/', no NUL, not . or ..)",
+                                     o.Where("name"), n.name));
+  }
+  const std::string role = o.String("role", 16);
+  if (role != "server" && role != "client") {
+    throw JsonFieldError(fmt::format("{}: \"{}\", expected \"server\" or \"client\"", o.Where("role"), role));
+  }
+  n.server = role == "server";
+  n.id = o.Uuid("id");
+  n.order = static_cast<uint16_t>(o.Uint("order", 65535));
+  if (n.order == 0) throw JsonFieldError(fmt::format("{}: 0, orders start at 1", o.Where("order")));
+  n.joined_version = static_cast<uint32_t>(o.Uint("joined_topology_version", UINT32_MAX));
+  if (o.Has("left_topology_version")) {
+    n.left_version = static_cast<uint32_t>(o.Uint("left_topology_version", UINT32_MAX));
+    if (*n.left_version <= n.joined_version) {
+      throw JsonFieldError(fmt::format("{}: {} is not after the join ({})", o.Where("left_topology_version"),
+                                       *n.left_version, n.joined_version));
+    }
+  }
+  return n;
+}
+
+// Names, ids and orders each unique.
+void ParseNodes(const JsonObject& top, ClusterInfo* info) {
   std::set<std::string> names;
   std::set<wal::Uuid> ids;
   std::set<uint16_t> orders;
@@ -55,33 +77,16 @@ ClusterInfo Parse(const nlohmann::json& doc) {
   if (nodes.empty()) throw JsonFieldError("nodes: no node");
   for (size_t i = 0; i < nodes.size(); ++i) {
     JsonObject o(nodes[i], fmt::format("nodes[{}]", i));
-    ClusterNode n;
-    n.name = o.String("name", 255);
-    if (!IsSafeName(n.name)) {
-      throw JsonFieldError(fmt::format("{}: \"{}\" cannot be a node name (one path component: no '/', no NUL, not . or ..)",
-                                       o.Where("name"), n.name));
-    }
-    const std::string role = o.String("role", 16);
-    if (role != "server" && role != "client") {
-      throw JsonFieldError(fmt::format("{}: \"{}\", expected \"server\" or \"client\"", o.Where("role"), role));
-    }
-    n.server = role == "server";
-    n.id = o.Uuid("id");
-    n.order = static_cast<uint16_t>(o.Uint("order", 65535));
-    if (n.order == 0) throw JsonFieldError(fmt::format("{}: 0, orders start at 1", o.Where("order")));
-    n.joined_version = static_cast<uint32_t>(o.Uint("joined_topology_version", UINT32_MAX));
-    if (o.Has("left_topology_version")) {
-      n.left_version = static_cast<uint32_t>(o.Uint("left_topology_version", UINT32_MAX));
-      if (*n.left_version <= n.joined_version) {
-        throw JsonFieldError(fmt::format("{}: {} is not after the join ({})", o.Where("left_topology_version"),
-                                         *n.left_version, n.joined_version));
-      }
-    }
+    ClusterNode n = ParseNode(o);
     if (!names.insert(n.name).second) throw JsonFieldError(fmt::format("{}: \"{}\" appears twice", o.Where("name"), n.name));
     if (!ids.insert(n.id).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), n.id.ToString()));
     if (!orders.insert(n.order).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("order"), n.order));
-    info.nodes.push_back(std::move(n));
+    info->nodes.push_back(std::move(n));
   }
+}
+
+// Returns the largest partition count of the caches.
+uint32_t ParseCaches(const JsonObject& top, ClusterInfo* info) {
   const auto& caches = top.Array("caches", kMaxNodes);
   if (caches.empty()) throw JsonFieldError("caches: no cache");
   std::set<uint32_t> cache_ids;
@@ -96,55 +101,80 @@ ClusterInfo Parse(const nlohmann::json& doc) {
     c.backups = static_cast<uint32_t>(o.Uint("backups", kMaxNodes));
     if (!cache_ids.insert(c.id).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), c.id));
     widest = std::max(widest, c.partitions);
-    info.caches.push_back(std::move(c));
+    info->caches.push_back(std::move(c));
   }
-  if (top.Has("accounts")) info.accounts = top.Uint("accounts", UINT32_MAX);
-  if (top.Has("initial_balance")) info.initial_balance = top.Int("initial_balance");
+  return widest;
+}
+
+std::string ServerName(const ClusterInfo& info, const nlohmann::json& j, const std::string& where) {
+  std::string name = JsonString(j, where, 255);
+  const ClusterNode* n = info.FindNode(name);
+  if (n == nullptr || !n->server) throw JsonFieldError(fmt::format("{}: \"{}\" is not a server of nodes", where, name));
+  return name;
+}
+
+// Partition p's holders: servers of the version, each once.
+std::vector<std::vector<std::string>> ParseAssignment(const ClusterInfo& info, const JsonObject& o,
+                                                      const TopologyInfo& t, uint32_t widest) {
+  const auto& assignment = o.Array("assignment", 65536);
+  if (assignment.size() != widest) {
+    throw JsonFieldError(fmt::format("{}: {} partitions, the caches have {}", o.Where("assignment"), assignment.size(), widest));
+  }
+  std::vector<std::vector<std::string>> out;
+  for (size_t p = 0; p < assignment.size(); ++p) {
+    const std::string where = fmt::format("{}[{}]", o.Where("assignment"), p);
+    if (!assignment[p].is_array() || assignment[p].size() > kMaxNodes) throw JsonFieldError(where + ": expected an array of server names");
+    std::vector<std::string> row;
+    for (const auto& h : assignment[p]) {
+      std::string name = ServerName(info, h, where);
+      if (std::find(t.servers.begin(), t.servers.end(), name) == t.servers.end()) {
+        throw JsonFieldError(fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, t.version));
+      }
+      if (std::find(row.begin(), row.end(), name) != row.end()) throw JsonFieldError(fmt::format("{}: \"{}\" twice", where, name));
+      row.push_back(std::move(name));
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// Versions in increasing order.
+void ParseVersions(const JsonObject& top, uint32_t widest, ClusterInfo* info) {
   const auto& versions = top.Array("topology_versions", 1u << 20);
   if (versions.empty()) throw JsonFieldError("topology_versions: no version");
   for (size_t i = 0; i < versions.size(); ++i) {
     JsonObject o(versions[i], fmt::format("topology_versions[{}]", i));
     TopologyInfo t;
     t.version = static_cast<uint32_t>(o.Uint("version", UINT32_MAX));
-    if (!info.versions.empty() && t.version <= info.versions.back().version) {
+    if (!info->versions.empty() && t.version <= info->versions.back().version) {
       throw JsonFieldError(fmt::format("{}: {} does not follow {}", o.Where("version"), t.version,
-                                       info.versions.back().version));
+                                       info->versions.back().version));
     }
     if (o.Has("event")) t.event = o.String("event");
-    auto server_name = [&](const nlohmann::json& j, const std::string& where) {
-      std::string name = JsonString(j, where, 255);
-      const ClusterNode* n = info.FindNode(name);
-      if (n == nullptr || !n->server) throw JsonFieldError(fmt::format("{}: \"{}\" is not a server of nodes", where, name));
-      return name;
-    };
     const auto& servers = o.Array("servers", kMaxNodes);
     for (size_t s = 0; s < servers.size(); ++s) {
-      t.servers.push_back(server_name(servers[s], fmt::format("{}[{}]", o.Where("servers"), s)));
+      t.servers.push_back(ServerName(*info, servers[s], fmt::format("{}[{}]", o.Where("servers"), s)));
     }
     if (o.Has("clients")) {
       const auto& clients = o.Array("clients", kMaxNodes);
       for (size_t k = 0; k < clients.size(); ++k) t.clients.push_back(JsonString(clients[k], o.Where("clients"), 255));
     }
-    const auto& assignment = o.Array("assignment", 65536);
-    if (assignment.size() != widest) {
-      throw JsonFieldError(fmt::format("{}: {} partitions, the caches have {}", o.Where("assignment"), assignment.size(), widest));
-    }
-    for (size_t p = 0; p < assignment.size(); ++p) {
-      const std::string where = fmt::format("{}[{}]", o.Where("assignment"), p);
-      if (!assignment[p].is_array() || assignment[p].size() > kMaxNodes) throw JsonFieldError(where + ": expected an array of server names");
-      std::vector<std::string> row;
-      for (const auto& h : assignment[p]) {
-        std::string name = server_name(h, where);
-        if (std::find(t.servers.begin(), t.servers.end(), name) == t.servers.end()) {
-          throw JsonFieldError(fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, t.version));
-        }
-        if (std::find(row.begin(), row.end(), name) != row.end()) throw JsonFieldError(fmt::format("{}: \"{}\" twice", where, name));
-        row.push_back(std::move(name));
-      }
-      t.assignment.push_back(std::move(row));
-    }
-    info.versions.push_back(std::move(t));
+    t.assignment = ParseAssignment(*info, o, t, widest);
+    info->versions.push_back(std::move(t));
   }
+}
+
+ClusterInfo Parse(const nlohmann::json& doc) {
+  JsonObject top(doc, "");
+  const uint64_t schema = top.Uint("schema");
+  if (schema != 1) throw JsonFieldError(fmt::format("schema {} is not supported (this walcut reads schema 1)", schema));
+  ClusterInfo info;
+  if (top.Has("seed")) info.seed = top.String("seed", 64);
+  ParseNodes(top, &info);
+  const uint32_t widest = ParseCaches(top, &info);
+  if (top.Has("accounts")) info.accounts = top.Uint("accounts", UINT32_MAX);
+  if (top.Has("initial_balance")) info.initial_balance = top.Int("initial_balance");
+  ParseVersions(top, widest, &info);
   return info;
 }
 

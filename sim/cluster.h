@@ -241,6 +241,9 @@ class Cluster {
 
   // The transaction protocol.
   void StartTx(uint32_t near);
+  uint32_t NewTx(uint32_t near);
+  void ChooseAccounts(Tx& t);
+  void GroupByPrimary(Tx& t);
   void OnLockRequest(const Event& e);
   void OnLockResponse(const Event& e);
   void Transfer(Tx& t);

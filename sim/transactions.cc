@@ -25,6 +25,24 @@ void Cluster::StartTx(uint32_t near) {
     return;
   }
   ++started_txs_;
+  const uint32_t slot = NewTx(near);
+  Tx& t = txs_[slot];
+  ChooseAccounts(t);
+  GroupByPrimary(t);
+  // Locks are taken primary by primary in node order: no cycle can form.
+  t.locks_pending = static_cast<uint32_t>(t.groups.size());
+  t.groups[0].lock_requested = true;
+  Send(MsgType::kLockRequest, near, t.groups[0].primary, slot, 0, false, {});
+  Event timeout;
+  timeout.kind = EventKind::kLockTimeout;
+  timeout.tx = slot;
+  timeout.gen = t.gen;
+  timeout.time = now_ + static_cast<uint64_t>(c_.lock_timeout_ms * 1e6);
+  Push(timeout);
+}
+
+// A slot for a new transaction started by `near` (a free one reused), its state reset.
+uint32_t Cluster::NewTx(uint32_t near) {
   uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -48,7 +66,11 @@ void Cluster::StartTx(uint32_t near) {
   t.recovered = false;
   t.decided = 0;
   t.unknown_group = t.unknown_node = kNone;
-  // Distinct accounts; the lock order below makes the choice deadlock-free.
+  return slot;
+}
+
+// Distinct accounts; the lock order of StartTx makes the choice deadlock-free.
+void Cluster::ChooseAccounts(Tx& t) {
   const uint32_t k = !c_.fixed_accounts.empty()
                          ? static_cast<uint32_t>(c_.fixed_accounts.size())
                          : std::min<uint32_t>(std::max<uint32_t>(c_.keys_per_tx, 2), c_.accounts);
@@ -61,13 +83,18 @@ void Cluster::StartTx(uint32_t near) {
   t.existed.assign(k, 1);
   t.exists.assign(k, 1);
   t.counter.assign(k, 0);
+}
+
+// One group per primary of the accounts' partitions, in node order, with the backups of
+// its partitions; the transaction's participants follow the groups.
+void Cluster::GroupByPrimary(Tx& t) {
   for (auto& g : t.groups) {
     g.keys.clear();
     g.backups.clear();
     g.reservations.clear();
   }
   size_t ngroups = 0;
-  for (uint32_t i = 0; i < k; ++i) {
+  for (uint32_t i = 0; i < t.accounts.size(); ++i) {
     uint32_t p = PartitionOf(t.accounts[i]);
     uint32_t prim = PrimaryOf(p);
     size_t gi = 0;
@@ -104,16 +131,6 @@ void Cluster::StartTx(uint32_t near) {
     t.participants.push_back(std::move(p));
   }
   t.one_phase = t.groups.size() == 1 && t.groups[0].backups.size() <= 1;
-  // Locks are taken primary by primary in node order: no cycle can form.
-  t.locks_pending = static_cast<uint32_t>(t.groups.size());
-  t.groups[0].lock_requested = true;
-  Send(MsgType::kLockRequest, near, t.groups[0].primary, slot, 0, false, {});
-  Event timeout;
-  timeout.kind = EventKind::kLockTimeout;
-  timeout.tx = slot;
-  timeout.gen = t.gen;
-  timeout.time = now_ + static_cast<uint64_t>(c_.lock_timeout_ms * 1e6);
-  Push(timeout);
 }
 
 void Cluster::Prepare(uint32_t tx) {

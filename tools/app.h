@@ -11,10 +11,11 @@
 namespace tools {
 
 // SIGINT and SIGTERM. A command that writes what must not be left half done (restore,
-// simulate, gaps --close, dump --follow) declares itself `cancellable` when it starts:
-// a signal then sets `stop`, and the command removes what it was writing and returns
-// kExitInterrupted. Any other command is stopped by the signal at once (it writes
-// nothing that needs undoing). `signal` is the signal received, for the exit status.
+// simulate, gaps --close, dump --follow) declares itself `cancellable` when its writing
+// starts: a signal then sets `stop`, and the command removes what it was writing and
+// returns kExitInterrupted. Until then, and in any other command, the signal stops the
+// process at once (nothing written needs undoing). `signal` is the signal received, for
+// the exit status.
 struct Interrupt {
   std::atomic<bool> stop{false};
   std::atomic<int> signal{0};

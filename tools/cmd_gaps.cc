@@ -20,7 +20,7 @@ void RegisterGaps(CLI::App& app, CommandContext& ctx) {
     o->quiet = common->quiet;
     if (o->dry_run && !o->close) throw CLI::ValidationError("--dry-run goes with --close");
     ctx.run = [o, &ctx] {
-      if (o->close && !o->dry_run) o->stop = ctx.Cancellable();
+      if (o->close && !o->dry_run) o->cancellable = [&ctx] { return ctx.Cancellable(); };
       return RunGaps(*o, *ctx.output);
     };
   });

@@ -40,7 +40,7 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
     }
     if (o->out.empty() && !o->dry_run) throw CLI::ValidationError("-o OUT is required (or --dry-run)");
     ctx.run = [o, &ctx] {
-      if (!o->dry_run) o->stop = ctx.Cancellable();
+      if (!o->dry_run) o->cancellable = [&ctx] { return ctx.Cancellable(); };
       return RunRestore(*o, *ctx.output);
     };
   });

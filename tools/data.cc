@@ -6,8 +6,37 @@
 #include "recovery/partition_file.h"
 #include "tools/data_dirs.h"
 #include "tools/escape.h"
+#include "tools/json_writer.h"
 
 namespace tools {
+namespace {
+
+void PartitionJson(const recovery::PartitionFile& f, bool summary, JsonWriter& j) {
+  j.BeginObject().Field("cache", f.cache_id).Field("partition", f.partition).Field("counter", f.lwm);
+  j.Field("lwm", f.lwm).Field("hwm", f.hwm).Field("hash", fmt::format("0x{:016x}", recovery::ContentHash(f)));
+  j.Key("entries").BeginArray();
+  for (size_t i = 0; i < f.entries.size() && !summary; ++i) {
+    const auto& e = f.entries[i];
+    j.BeginObject().Field("key", e.key).Field("value", e.value).Field("counter", e.counter).EndObject();
+  }
+  j.EndArray().EndObject();
+}
+
+void PartitionText(const std::string& node, const recovery::PartitionFile& f, bool summary, fmt::memory_buffer* b) {
+  auto it = std::back_inserter(*b);
+  fmt::format_to(it, "{} cache {} partition {} counter {} lwm {} hwm {} entries {} hash 0x{:016x}\n", node, f.cache_id,
+                 f.partition, f.lwm, f.lwm, f.hwm, f.entries.size(), recovery::ContentHash(f));
+  for (size_t i = 0; i < f.entries.size() && !summary; ++i) {
+    const auto& e = f.entries[i];
+    b->append(std::string_view("  "));
+    AppendQuoted(b, e.key);
+    b->append(std::string_view(" = "));
+    AppendQuoted(b, e.value);
+    fmt::format_to(it, " counter {}\n", e.counter);
+  }
+}
+
+}  // namespace
 
 int RunData(const DataOptions& o, Output& output) {
   auto dirs = ResolveDataDirs(o.path);
@@ -23,18 +52,11 @@ int RunData(const DataOptions& o, Output& output) {
   }
   bool damaged = false;
   fmt::memory_buffer b;
-  auto it = std::back_inserter(b);
-  if (o.json) fmt::format_to(it, "{{\"schema\":1,\"nodes\":[");
-  bool first_node = true;
+  JsonWriter j(&b);
+  if (o.json) j.BeginObject().Field("schema", 1).Key("nodes").BeginArray();
   for (const auto& d : *dirs) {
     if (!o.nodes.empty() && std::find(o.nodes.begin(), o.nodes.end(), d.node) == o.nodes.end()) continue;
-    if (o.json) {
-      fmt::format_to(it, "{}{{\"node\":", first_node ? "" : ",");
-      AppendJsonString(&b, d.node);
-      fmt::format_to(it, ",\"partitions\":[");
-    }
-    first_node = false;
-    bool first_part = true;
+    if (o.json) j.BeginObject().Field("node", d.node).Key("partitions").BeginArray();
     for (const auto& path : d.files) {
       auto f = recovery::ReadPartitionFile(path);
       if (!f.ok()) {
@@ -43,42 +65,22 @@ int RunData(const DataOptions& o, Output& output) {
         continue;
       }
       if (o.partition && f->partition != *o.partition) continue;
-      const uint64_t hash = recovery::ContentHash(*f);
       if (o.json) {
-        fmt::format_to(it,
-                       "{}{{\"cache\":{},\"partition\":{},\"counter\":{},\"lwm\":{},\"hwm\":{},"
-                       "\"hash\":\"0x{:016x}\",\"entries\":[",
-                       first_part ? "" : ",", f->cache_id, f->partition, f->lwm, f->lwm, f->hwm, hash);
-        for (size_t i = 0; i < f->entries.size() && !o.summary; ++i) {
-          const auto& e = f->entries[i];
-          fmt::format_to(it, "{}{{\"key\":", i ? "," : "");
-          AppendJsonString(&b, e.key);
-          fmt::format_to(it, ",\"value\":");
-          AppendJsonString(&b, e.value);
-          fmt::format_to(it, ",\"counter\":{}}}", e.counter);
-        }
-        fmt::format_to(it, "]}}");
+        PartitionJson(*f, o.summary, j);
       } else if (!o.quiet) {
-        fmt::format_to(it, "{} cache {} partition {} counter {} lwm {} hwm {} entries {} hash 0x{:016x}\n",
-                       d.node, f->cache_id, f->partition, f->lwm, f->lwm, f->hwm, f->entries.size(), hash);
-        for (size_t i = 0; i < f->entries.size() && !o.summary; ++i) {
-          const auto& e = f->entries[i];
-          b.append(std::string_view("  "));
-          AppendQuoted(&b, e.key);
-          b.append(std::string_view(" = "));
-          AppendQuoted(&b, e.value);
-          fmt::format_to(it, " counter {}\n", e.counter);
-        }
+        PartitionText(d.node, *f, o.summary, &b);
       }
-      first_part = false;
       if (b.size() > (1 << 20) && !o.quiet) {
         output.out->Write(std::string_view(b.data(), b.size()));
         b.clear();
       }
     }
-    if (o.json) fmt::format_to(it, "]}}");
+    if (o.json) j.EndArray().EndObject();
   }
-  if (o.json) fmt::format_to(it, "]}}\n");
+  if (o.json) {
+    j.EndArray().EndObject();
+    b.push_back('\n');
+  }
   if (!o.quiet) output.out->Write(std::string_view(b.data(), b.size()));
   return damaged ? kExitProblems : kExitOk;
 }

@@ -111,8 +111,9 @@ bool AppendRollbacks(const recovery::NodeGaps& n, const std::vector<wal::Rollbac
 // `written`. Returns an exit status, or -1 to go on.
 int CloseGaps(const GapsOptions& o, bool cluster, const std::vector<recovery::NodeGaps>& nodes, Output& output,
               fmt::memory_buffer* written) {
+  const std::atomic<bool>* stop = o.cancellable && !o.dry_run ? o.cancellable() : nullptr;
   for (const auto& n : nodes) {
-    if (o.stop != nullptr && o.stop->load()) {
+    if (stop != nullptr && stop->load()) {
       output.Error("interrupted: the nodes before {} are closed, the others untouched", n.node);
       output.err->Write(std::string_view(written->data(), written->size()));
       return kExitInterrupted;

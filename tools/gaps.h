@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 
 #include <string>
 
@@ -16,7 +17,9 @@ struct GapsOptions {
   bool finalize = false;
   bool json = false;
   bool quiet = false;
-  const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM: stop between nodes
+  // Called when --close starts writing: from then on SIGINT/SIGTERM set the flag it
+  // returns, polled between nodes (until then a signal ends the process at once).
+  std::function<const std::atomic<bool>*()> cancellable;
 };
 
 int RunGaps(const GapsOptions& options, Output& output);

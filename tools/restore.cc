@@ -196,7 +196,7 @@ int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, c
   job.jobs = o.jobs;
   job.force = o.force;
   job.only_nodes = o.nodes;
-  job.cancel = o.stop;
+  job.cancel = o.cancellable ? o.cancellable() : nullptr;
   RestoreProgress progress(output, o.quiet, recovery::EstimateReplayBytes(plan));
   job.progress = [&progress](const std::string& node, uint64_t bytes) { progress(node, bytes); };
   auto outcome = recovery::WriteRestore(plan, cluster, job);

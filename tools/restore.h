@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ struct RestoreOptions {
   unsigned jobs = 0;           // 0: one per core
   bool force = false;          // keep output whose copies disagree, marked so
   bool dry_run = false;
-  const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM
+  // Called once reading is done and writing starts: from then on SIGINT/SIGTERM set the
+  // flag it returns (until then a signal ends the process, which has written nothing).
+  std::function<const std::atomic<bool>*()> cancellable;
   bool json = false;
   bool quiet = false;
 };

@@ -4,9 +4,33 @@
 
 #include "libwal/staged_output.h"
 #include "sim/simulate.h"
+#include "tools/json_writer.h"
 
 namespace tools {
 namespace fs = std::filesystem;
+
+namespace {
+
+void SummaryJson(const sim::SimSummary& s, fmt::memory_buffer* b) {
+  const cut::CutStats& k = s.classification;
+  JsonWriter j(b);
+  j.BeginObject().Field("schema", 1).Field("txs_committed", s.txs_committed).Field("txs_rolled_back", s.txs_rolled_back);
+  j.Field("lock_timeouts", s.lock_timeouts).Field("one_phase", s.one_phase).Field("two_phase", s.two_phase);
+  j.Field("cuts_started", s.cuts_started).Field("cuts_consistent", s.cuts_consistent);
+  j.Field("simulated_ns", s.simulated_ns).Key("faults").BeginObject().Field("crashes", s.crashes);
+  j.Field("joins", s.joins).Field("txs_recovered", s.txs_recovered).Field("gaps_closed", s.gaps_closed).EndObject();
+  j.Key("nodes").BeginArray();
+  for (const auto& n : s.nodes) {
+    j.BeginObject().Field("node", n.name).Field("records", n.records).Field("bytes", n.bytes).EndObject();
+  }
+  j.EndArray().Key("classification").BeginObject().Field("watched", k.watched).Field("before", k.before);
+  j.Field("after_by_stamp", k.after_by_stamp).Field("after_by_topology", k.after_by_topology);
+  j.Field("rolled_back", k.rolled_back).Field("committed_in_start_step", k.committed_in_start_step);
+  j.EndObject().EndObject();
+  b->push_back('\n');
+}
+
+}  // namespace
 
 int RunSimulate(const SimulateOptions& o, Output& output) {
   // Written so that an interrupted run never leaves a directory that looks like a
@@ -42,24 +66,9 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
   const sim::SimSummary& s = *summary;
   const cut::CutStats& k = s.classification;
   if (o.json) {
-    std::string j = fmt::format(
-        "{{\"schema\":1,\"txs_committed\":{},\"txs_rolled_back\":{},\"lock_timeouts\":{},"
-        "\"one_phase\":{},\"two_phase\":{},\"cuts_started\":{},\"cuts_consistent\":{},"
-        "\"simulated_ns\":{},\"faults\":{{\"crashes\":{},\"joins\":{},\"txs_recovered\":{},"
-        "\"gaps_closed\":{}}},\"nodes\":[",
-        s.txs_committed, s.txs_rolled_back, s.lock_timeouts, s.one_phase, s.two_phase,
-        s.cuts_started, s.cuts_consistent, s.simulated_ns, s.crashes, s.joins, s.txs_recovered,
-        s.gaps_closed);
-    for (size_t i = 0; i < s.nodes.size(); ++i) {
-      j += fmt::format("{}{{\"node\":\"{}\",\"records\":{},\"bytes\":{}}}", i ? "," : "",
-                       s.nodes[i].name, s.nodes[i].records, s.nodes[i].bytes);
-    }
-    j += fmt::format(
-        "],\"classification\":{{\"watched\":{},\"before\":{},\"after_by_stamp\":{},"
-        "\"after_by_topology\":{},\"rolled_back\":{},\"committed_in_start_step\":{}}}}}\n",
-        k.watched, k.before, k.after_by_stamp, k.after_by_topology, k.rolled_back,
-        k.committed_in_start_step);
-    output.out->Write(j);
+    fmt::memory_buffer b;
+    SummaryJson(s, &b);
+    output.out->Write(std::string_view(b.data(), b.size()));
     return kExitOk;
   }
   std::string t = fmt::format(
