@@ -38,7 +38,7 @@ NodeIndexStream::NodeIndexStream() : impl_(std::make_unique<Impl>()) {}
 NodeIndexStream::~NodeIndexStream() = default;
 
 wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::string& node,
-                                                                    const std::string& wal_dir, RecordTap tap) {
+                                                                    const wal::WalLocation& wal_dir, RecordTap tap) {
   std::unique_ptr<NodeIndexStream> s(new NodeIndexStream());
   Impl* impl = s->impl_.get();
   impl->progress.node = node;
@@ -49,7 +49,7 @@ wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::s
   options.light = true;
   auto files = wal::ListSegments(wal_dir);
   if (!files.ok()) return files.status();
-  if (files->empty()) return wal::Status::NotFound(fmt::format("\"{}\" holds no WAL segment", wal_dir));
+  if (files->empty()) return wal::Status::NotFound(fmt::format("\"{}\" holds no WAL segment", wal_dir.ToString()));
   impl->reader = wal::WalReader::OpenFiles(std::move(files).value(), options,
                                            [impl](const wal::Issue& i) { impl->builder.OnIssue(i); });
   impl->builder.set_reader(impl->reader.get());
@@ -77,7 +77,7 @@ bool NodeIndexStream::Next(CutOnNode* out) {
 const NodeIndex& NodeIndexStream::progress() const { return impl_->progress; }
 uint64_t NodeIndexStream::last_start_ts() const { return impl_->builder.last_start_ts(); }
 
-wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir, RecordTap tap) {
+wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const wal::WalLocation& wal_dir, RecordTap tap) {
   auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap));
   if (!stream.ok()) return stream.status();
   std::vector<CutOnNode> cuts;

@@ -15,6 +15,7 @@
 #include "libcut/side.h"
 #include "libcut/violation.h"
 #include "libwal/ids.h"
+#include "libwal/segment_file.h"
 #include "libwal/status.h"
 #include "libwal/wal_reader.h"
 
@@ -101,7 +102,7 @@ using RecordTap = std::function<void(const wal::Record&)>;
 
 // Reads the node WAL of `wal_dir` once. Only failure to open is an error; every problem
 // inside the WAL is recorded in the index.
-wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string& wal_dir, RecordTap tap = nullptr);
+wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const wal::WalLocation& wal_dir, RecordTap tap = nullptr);
 
 // The same reading, handing over each cut as soon as its window is complete (the next
 // cut's Start, or the end of the WAL, has been read), in WAL order: a cluster can then be
@@ -109,7 +110,7 @@ wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const std::string
 // BuildNodeIndex is this stream drained.
 class NodeIndexStream {
  public:
-  static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const std::string& wal_dir,
+  static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const wal::WalLocation& wal_dir,
                                                            RecordTap tap = nullptr);
   ~NodeIndexStream();
   // The next cut; false once the WAL is read to its end and every cut handed over.

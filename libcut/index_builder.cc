@@ -9,6 +9,7 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
   // Segments missing between two read (reported before reading began): a gap, as in OnIssue.
   if (r.ptr.segment > last_segment_ + 1 && index_->records > 1) order_ = TxOrder();
   last_segment_ = r.ptr.segment;
+  if (wal::IsIgnite(r.format)) classifier_.set_late_excluded_commits(true);
   const auto& a = r.decoded;
   switch (static_cast<wal::RecordType>(r.type)) {
     case wal::RecordType::kHeader:
@@ -43,7 +44,11 @@ void IndexBuilder::OnData(const wal::Record& r) {
   Stamp(r.data.timestamp);
   wal::DataEntryCursor entries(r.data);
   wal::DataEntry e;
+  const bool ignite = wal::IsIgnite(r.format);
   while (entries.Next(&e)) {
+    // Ignite's rebalancing writes a partition's entries with no transaction (flag
+    // PRELOAD): not a transaction's write, and in order wherever it comes.
+    if (ignite && e.xid.IsNull() && (e.flags & wal::kEntryFlagPreload) != 0) continue;
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
     if (!e.xid.IsNull()) window_.OnWrite(e);  // the null id is an initial load, not a transaction
   }
@@ -52,8 +57,10 @@ void IndexBuilder::OnData(const wal::Record& r) {
 void IndexBuilder::OnTx(const wal::Record& r) {
   const wal::TxView& t = r.tx;
   Stamp(t.timestamp);
-  std::string why = t.state == wal::TxState::kPrepared ? order_.OnPrepared(t.xid)
-                                                       : order_.OnFinal(t.xid, wal::TxStateName(t.state));
+  const bool ignite_rollback = wal::IsIgnite(r.format) && t.state == wal::TxState::kRolledBack;
+  std::string why = t.state == wal::TxState::kPrepared
+                        ? order_.OnPrepared(t.xid)
+                        : order_.OnFinal(t.xid, wal::TxStateName(t.state), ignite_rollback);
   if (!why.empty()) OutOfOrder(r, why);
   if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
     window_.OnCommit(t, r.ptr);

@@ -128,7 +128,7 @@ void Census::Finish(NodeTxs* out) {
 
 }  // namespace
 
-wal::Result<NodeTxs> ReadNodeTxs(const std::string& node, const std::string& wal_dir,
+wal::Result<NodeTxs> ReadNodeTxs(const std::string& node, const wal::WalLocation& wal_dir,
                                  const std::optional<wal::TxId>& only) {
   Census census(only);
   auto index = BuildNodeIndex(node, wal_dir, [&census](const wal::Record& r) { census.OnRecord(r); });

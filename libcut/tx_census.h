@@ -51,7 +51,7 @@ struct NodeTxs {
 };
 
 // Reads the WAL of `wal_dir` once. `only`: collect that transaction alone.
-wal::Result<NodeTxs> ReadNodeTxs(const std::string& node, const std::string& wal_dir,
+wal::Result<NodeTxs> ReadNodeTxs(const std::string& node, const wal::WalLocation& wal_dir,
                                  const std::optional<wal::TxId>& only);
 
 }  // namespace cut

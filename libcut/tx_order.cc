@@ -13,10 +13,11 @@ std::string TxOrder::OnPrepared(const wal::TxId& x) {
   return {};
 }
 
-std::string TxOrder::OnFinal(const wal::TxId& x, const char* state) {
+std::string TxOrder::OnFinal(const wal::TxId& x, const char* state, bool unprepared_rollback_ok) {
   if (!on_ || x.IsNull()) return {};
   has_last_write_ = false;
   Entry* e = open_.Find(x);
+  if (e == nullptr && unprepared_rollback_ok) return {};
   if (e == nullptr) {
     return fmt::format("a {} record of transaction {} with no PREPARED record of it open on this node", state,
                        x.ToString());

@@ -35,7 +35,8 @@ class TxOrder {
   // (a phrase naming the transaction). Entries of the null id 0.0.0 are an initial load,
   // written by no transaction: they belong before the first full snapshot.
   std::string OnPrepared(const wal::TxId& x);
-  std::string OnFinal(const wal::TxId& x, const char* state);
+  // `unprepared_rollback_ok`: a ROLLED_BACK record with no open role is in order (Ignite).
+  std::string OnFinal(const wal::TxId& x, const char* state, bool unprepared_rollback_ok = false);
   std::string OnWrite(const wal::TxId& x);
 
   // Whether transaction `x` has a role still open (prepared, not finished) here.

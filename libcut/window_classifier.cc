@@ -65,7 +65,7 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
     const Commit& k = w[i];
     const Side side = SideAt(w, b, i);
     if (i >= b.finish) {
-      if (before_.Contains(k.xid, k.hash) || after_.Contains(k.xid, k.hash)) {
+      if (before_.Contains(k.xid, k.hash) || (!late_excluded_ && after_.Contains(k.xid, k.hash))) {
         c.problems.push_back({Kind::kListedAfterFinish, k.xid, k.ptr,
                               fmt::format("listed in the Finish record at {} but committed after it", c.finish.ToString())});
       }

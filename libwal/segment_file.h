@@ -33,13 +33,32 @@ struct SegmentFile {
 // Also accepts "%016u.wal.zip" (setting `zip`).
 bool ParseSegmentFileName(std::string_view name, SegmentFile* f);
 
+// Where one node's WAL lies: walcut's wal/ directory, or Ignite's two folders, the
+// archive (db/wal/archive/<folder>) and the work folder (db/wal/<folder>), in that
+// order. A string converts to a location of one directory.
+struct WalLocation {
+  WalLocation() = default;
+  WalLocation(std::string dir) { if (!dir.empty()) dirs.push_back(std::move(dir)); }  // NOLINT: implicit
+  WalLocation(const char* dir) : WalLocation(std::string(dir)) {}                      // NOLINT: implicit
+  explicit WalLocation(std::vector<std::string> d) : dirs(std::move(d)) {}
+
+  bool empty() const { return dirs.empty(); }
+  // The directories joined by " + ", for messages.
+  std::string ToString() const;
+
+  std::vector<std::string> dirs;
+};
+
 // Every file of `wal_dir` named like a segment, sorted by index (a plain and a
 // compressed file of one index both appear: plain, then .wal.lz4, then .wal.zip). Other
 // names are ignored. A file whose header is Ignite's is placed by the index in its
 // header, not by its name (Ignite names work files by index modulo their number); a
 // file whose header is all zero, in a directory with Ignite segments, is a work file
-// never used yet, and left out.
-Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir);
+// never used yet, and left out. Of a location of several directories, each is listed
+// and the lists merged; a raw segment of an index already listed raw from an earlier
+// directory is left out (Ignite's work file still holding a segment it has archived:
+// the archive's copy is read).
+Result<std::vector<SegmentFile>> ListSegments(const WalLocation& wal_dir);
 
 // Reads the start of a segment file (decompressing a .wal.zip's first bytes) and says
 // its format; for an Ignite segment, sets f->index from its header. False when the file

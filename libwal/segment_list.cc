@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -74,7 +75,15 @@ bool PlaceSegmentFile(SegmentFile* f, bool* all_zero) {
   return true;
 }
 
-Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir) {
+std::string WalLocation::ToString() const {
+  std::string out;
+  for (const auto& d : dirs) out += (out.empty() ? "" : " + ") + d;
+  return out;
+}
+
+namespace {
+
+Result<std::vector<SegmentFile>> ListOneDirectory(const std::string& wal_dir) {
   std::error_code ec;
   std::filesystem::directory_iterator it(wal_dir, ec);
   if (ec) {
@@ -109,6 +118,28 @@ Result<std::vector<SegmentFile>> ListSegments(const std::string& wal_dir) {
     return rank(a) != rank(b) ? rank(a) < rank(b) : a.path < b.path;
   });
   return files;
+}
+
+}  // namespace
+
+Result<std::vector<SegmentFile>> ListSegments(const WalLocation& wal_dir) {
+  if (wal_dir.dirs.size() == 1) return ListOneDirectory(wal_dir.dirs[0]);
+  std::vector<SegmentFile> all;
+  std::unordered_set<uint64_t> raw_listed;
+  for (const auto& dir : wal_dir.dirs) {
+    auto files = ListOneDirectory(dir);
+    if (!files.ok()) return files.status();
+    for (auto& f : *files) {
+      if (!f.zip && !f.compressed && !raw_listed.insert(f.index).second) continue;
+      all.push_back(std::move(f));
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const SegmentFile& a, const SegmentFile& b) {
+    auto rank = [](const SegmentFile& f) { return f.zip ? 2 : f.compressed ? 1 : 0; };
+    if (a.index != b.index) return a.index < b.index;
+    return rank(a) < rank(b);
+  });
+  return all;
 }
 
 }  // namespace wal

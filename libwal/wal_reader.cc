@@ -23,7 +23,7 @@ bool SameBytes(const SegmentFile& a, const SegmentFile& b) {
 
 }  // namespace
 
-Result<std::unique_ptr<WalReader>> WalReader::OpenDirectory(const std::string& wal_dir,
+Result<std::unique_ptr<WalReader>> WalReader::OpenDirectory(const WalLocation& wal_dir,
                                                             ReaderOptions options,
                                                             Reporter reporter) {
   auto files = ListSegments(wal_dir);

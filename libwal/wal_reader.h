@@ -107,7 +107,7 @@ class WalReader {
   using Reporter = std::function<void(const Issue&)>;
 
   // All segments of a `wal/` directory in index order.
-  static Result<std::unique_ptr<WalReader>> OpenDirectory(const std::string& wal_dir,
+  static Result<std::unique_ptr<WalReader>> OpenDirectory(const WalLocation& wal_dir,
                                                           ReaderOptions options, Reporter reporter);
   // The given segment files in order; the last one is the last segment.
   static std::unique_ptr<WalReader> OpenFiles(std::vector<SegmentFile> files,

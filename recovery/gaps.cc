@@ -179,7 +179,7 @@ void GapScan::Finish(NodeGaps* out) {
 
 }  // namespace
 
-wal::Result<NodeGaps> ScanGaps(const std::string& node, const std::string& wal_dir, bool collect_committed) {
+wal::Result<NodeGaps> ScanGaps(const std::string& node, const wal::WalLocation& wal_dir, bool collect_committed) {
   NodeGaps out;
   out.node = node;
   out.wal_dir = wal_dir;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "libwal/ids.h"
+#include "libwal/segment_file.h"
 #include "libwal/status.h"
 
 namespace recovery {
@@ -38,7 +39,7 @@ struct CopyGaps {
 
 struct NodeGaps {
   std::string node;
-  std::string wal_dir;
+  wal::WalLocation wal_dir;
   std::vector<CopyGaps> copies;  // by (cache, partition)
   std::vector<std::string> errors;
   bool torn_tail = false;
@@ -48,7 +49,7 @@ struct NodeGaps {
 
 // Reads the node WAL of `wal_dir` once. `collect_committed`: also list the transactions
 // committed on the node, for the gaps of the others (MarkCommittedElsewhere).
-wal::Result<NodeGaps> ScanGaps(const std::string& node, const std::string& wal_dir, bool collect_committed = false);
+wal::Result<NodeGaps> ScanGaps(const std::string& node, const wal::WalLocation& wal_dir, bool collect_committed = false);
 
 // A transaction that committed on another node must not have its counters closed: marks
 // every gap whose owner some other node of `nodes` committed (scanned with

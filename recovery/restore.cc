@@ -322,7 +322,10 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
     (void)order_.OnPrepared(x);
     return wal::Status::Ok();
   }
-  if (std::string why = order_.OnFinal(x, wal::TxStateName(t.state)); !why.empty()) return OutOfOrder(r, why);
+  const bool ignite_rollback = wal::IsIgnite(r.format) && t.state == wal::TxState::kRolledBack;
+  if (std::string why = order_.OnFinal(x, wal::TxStateName(t.state), ignite_rollback); !why.empty()) {
+    return OutOfOrder(r, why);
+  }
   auto it = pending_.find(x);
   if (t.state == wal::TxState::kRolledBack) {
     if (it != pending_.end()) pending_.erase(it);

@@ -53,7 +53,7 @@ int DrawTimeline(const CutsOptions& o, const std::vector<cut::NodeIndex>& indexe
     return kExitProblems;
   }
   auto inputs = ResolveWalInputs(o.paths);
-  std::vector<std::string> dirs;
+  std::vector<wal::WalLocation> dirs;
   for (const auto& in : inputs->nodes) dirs.push_back(in.wal_dir);
   TimelineOptions to;
   to.axis_offset = o.axis_offset;

@@ -78,7 +78,7 @@ bool AppendRollbacks(const recovery::NodeGaps& n, const std::vector<wal::Rollbac
                      fmt::memory_buffer* written) {
   wal::WriterOptions wo;
   wo.fsync = true;
-  auto w = wal::WalWriter::OpenForAppend(n.wal_dir, wo);
+  auto w = wal::WalWriter::OpenForAppend(n.wal_dir.dirs.front(), wo);
   if (!w.ok()) {
     output.Error("{}: {}", n.node, w.status().message());
     return false;
@@ -188,6 +188,11 @@ int RunGaps(const GapsOptions& o, Output& output) {
   for (const auto& in : inputs->nodes) {
     if (in.wal_dir.empty()) {
       output.Error("gaps needs node WAL directories, not single segment files");
+      return kExitUsage;
+    }
+    if (o.close && IsIgniteInput(in)) {
+      output.Error("gaps --close: {} is Apache Ignite's WAL, which walcut never writes into; without --close the "
+                   "gaps are reported", in.node);
       return kExitUsage;
     }
   }

@@ -51,7 +51,56 @@ bool HasSegments(const fs::path& dir) {
   return files.ok() && !files->empty();
 }
 
+// An Ignite work directory's db/wal, given the directory or a node directory holding
+// work/ (as the reference harness lays nodes out); empty when `p` is neither.
+fs::path IgniteWalRoot(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_directory(p / "db" / "wal", ec)) return p / "db" / "wal";
+  if (fs::is_directory(p / "work" / "db" / "wal", ec)) return p / "work" / "db" / "wal";
+  return {};
+}
+
+// Each node folder of an Ignite db/wal (its consistent id's folder), in name order: the
+// node's WAL is its archive folder, then its work folder (segment_file.h, WalLocation).
+std::vector<WalInput> IgniteNodes(const fs::path& root) {
+  std::vector<std::string> folders;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (entry.is_directory() && entry.path().filename() != "archive") {
+      folders.push_back(entry.path().filename().string());
+    }
+  }
+  for (const auto& entry : fs::directory_iterator(root / "archive", ec)) {
+    const std::string f = entry.path().filename().string();
+    if (entry.is_directory() && std::find(folders.begin(), folders.end(), f) == folders.end()) folders.push_back(f);
+  }
+  std::sort(folders.begin(), folders.end(), NaturalLess);
+  std::vector<WalInput> nodes;
+  for (const auto& f : folders) {
+    std::vector<std::string> dirs;
+    for (const fs::path& d : {root / "archive" / f, root / f}) {
+      if (fs::is_directory(d, ec)) dirs.push_back(d.string());
+    }
+    WalInput in;
+    in.node = f;
+    in.wal_dir = wal::WalLocation(std::move(dirs));
+    in.ignite = true;
+    nodes.push_back(std::move(in));
+  }
+  return nodes;
+}
+
 }  // namespace
+
+bool IsIgniteInput(const WalInput& in) {
+  if (in.ignite) return true;
+  auto files = in.wal_dir.empty() ? wal::Result<std::vector<wal::SegmentFile>>(in.files) : wal::ListSegments(in.wal_dir);
+  if (!files.ok()) return false;
+  for (const auto& f : *files) {
+    if (wal::IsIgnite(f.format)) return true;
+  }
+  return false;
+}
 
 wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
   WalInputs result;
@@ -91,6 +140,10 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
       inputs.push_back({NodeOfWalDir(abs), p.string(), {}});
       continue;
     }
+    if (fs::path root = IgniteWalRoot(p); !root.empty()) {
+      for (auto& n : IgniteNodes(root)) inputs.push_back(std::move(n));
+      continue;
+    }
     std::vector<std::string> nodes;
     if (fs::exists(p / cut::kClusterFileName, ec)) {
       auto cluster = cut::ReadClusterFile(p.string());
@@ -98,12 +151,25 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
       nodes = cluster->ServerNames();
       if (!result.cluster) result.cluster = std::move(cluster).value();
     } else {
+      std::vector<fs::path> ignite;
       for (const auto& entry : fs::directory_iterator(p, ec)) {
         if (entry.is_directory() && fs::is_directory(entry.path() / "wal")) {
           nodes.push_back(entry.path().filename().string());
+        } else if (entry.is_directory() && !IgniteWalRoot(entry.path()).empty()) {
+          ignite.push_back(entry.path());
         }
       }
       std::sort(nodes.begin(), nodes.end(), NaturalLess);
+      // A directory of Ignite nodes (work directories copied from every node).
+      if (nodes.empty() && !ignite.empty()) {
+        std::sort(ignite.begin(), ignite.end(), [](const fs::path& a, const fs::path& b) {
+          return NaturalLess(a.filename().string(), b.filename().string());
+        });
+        for (const auto& dir : ignite) {
+          for (auto& n : IgniteNodes(IgniteWalRoot(dir))) inputs.push_back(std::move(n));
+        }
+        continue;
+      }
     }
     if (nodes.empty()) {
       return wal::Status::InvalidArgument(fmt::format(

@@ -1,6 +1,7 @@
 // Turning the PATH arguments of a command into node WAL streams: a segment file, a
 // node's wal/ directory, a node directory, or a cluster directory (every server node,
-// in node order).
+// in node order); of Apache Ignite, a WAL folder, a work directory (every node folder of
+// its db/wal, each read from its archive and work folders), or a directory of them.
 #pragma once
 
 #include <string>
@@ -16,8 +17,9 @@ namespace tools {
 
 struct WalInput {
   std::string node;                    // node name, or "-" when it cannot be known
-  std::string wal_dir;                 // set for directories
+  wal::WalLocation wal_dir;            // set for directories
   std::vector<wal::SegmentFile> files; // set for a single segment file
+  bool ignite = false;                 // a node of an Ignite work directory (archive + work folder)
 };
 
 struct WalInputs {
@@ -31,6 +33,10 @@ struct WalInputs {
 // kNotFound / kInvalidArgument for a path that is none of these; the status of the
 // cluster file when it is there but not valid.
 wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths);
+
+// Whether `in` is Apache Ignite's WAL (a node of a work directory, or a folder whose
+// segments are Ignite's): walcut reads it and never writes into it.
+bool IsIgniteInput(const WalInput& in);
 
 // Orders node names so that node-2 comes before node-10.
 bool NaturalLess(const std::string& a, const std::string& b);

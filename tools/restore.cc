@@ -1,5 +1,7 @@
 #include "tools/restore.h"
 
+#include "tools/inputs.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -221,6 +223,15 @@ int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, c
 }  // namespace
 
 int RunRestore(const RestoreOptions& o, Output& output) {
+  if (auto inputs = ResolveWalInputs({o.dir}); inputs.ok()) {
+    for (const auto& in : inputs->nodes) {
+      if (IsIgniteInput(in)) {
+        output.Error("restore: {} is Apache Ignite's WAL; restoring Ignite input is not supported (walcut does not "
+                     "read Ignite's page files; check and txs read its increments)", in.node);
+        return kExitUsage;
+      }
+    }
+  }
   std::vector<cut::NodeIndex> indexes;
   std::optional<cut::ClusterInfo> cluster;
   int code = kExitOk;

@@ -48,7 +48,7 @@ std::string Esc(std::string_view s) {
 // The lanes' commits read from each node's WAL: a transaction's first commit there
 // places it (side.h).
 wal::Result<std::vector<Lane>> ReadLanes(const std::vector<cut::NodeIndex>& indexes,
-                                         const std::vector<std::string>& wal_dirs, const cut::CutReport& chosen) {
+                                         const std::vector<wal::WalLocation>& wal_dirs, const cut::CutReport& chosen) {
   std::vector<Lane> lanes(indexes.size());
   for (size_t i = 0; i < indexes.size(); ++i) {
     lanes[i].node = indexes[i].node;
@@ -260,7 +260,7 @@ std::string Timeline::Render() {
 }  // namespace
 
 wal::Result<std::string> RenderTimeline(const std::vector<cut::NodeIndex>& indexes,
-                                        const std::vector<std::string>& wal_dirs, const cut::CutReport& chosen,
+                                        const std::vector<wal::WalLocation>& wal_dirs, const cut::CutReport& chosen,
                                         const TimelineOptions& o) {
   auto lanes = ReadLanes(indexes, wal_dirs, chosen);
   if (!lanes.ok()) return lanes.status();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libcut/cluster_check.h"
+#include "libwal/segment_file.h"
 
 namespace tools {
 
@@ -19,7 +20,7 @@ struct TimelineOptions {
 };
 
 wal::Result<std::string> RenderTimeline(const std::vector<cut::NodeIndex>& indexes,
-                                        const std::vector<std::string>& wal_dirs, const cut::CutReport& chosen,
+                                        const std::vector<wal::WalLocation>& wal_dirs, const cut::CutReport& chosen,
                                         const TimelineOptions& options);
 
 }  // namespace tools

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""walcut check on a real Apache Ignite cluster agrees with what Ignite decided (truth.json).
+
+For a fixture made by tests/ignite/run: `walcut check --json FIXTURE/nodes` must find every
+increment Ignite completed, consistent, numbered as Ignite numbered it. Attempts Ignite failed
+are printed with walcut's verdict: one a node lacks records of is not consistent; one Ignite
+failed for a reason the WAL does not hold (every node wrote Start and Finish; Ignite kept no
+metadata) is consistent on WAL evidence, and the numbers after it are not compared: telling
+them apart needs the increments' .smf files, which check does not read yet.
+
+--self-test: a copy of the fixture where one node's Finish record moves a transaction from its
+included to its excluded set (CRC rewritten, so every frame is sound) must fail the check.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+
+class Mismatch(Exception):
+    pass
+
+
+def run_check(walcut, nodes):
+    p = subprocess.run([walcut, "check", "--json", nodes], capture_output=True, text=True)
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        raise Mismatch(f"walcut check --json {nodes}: exit {p.returncode}, no JSON\n{p.stderr}")
+    return p.returncode, doc, p.stderr
+
+
+def check_fixture(walcut, fixture, nodes=None):
+    truth = json.load(open(os.path.join(fixture, "truth.json")))
+    code, doc, err = run_check(walcut, nodes or os.path.join(fixture, "nodes"))
+    cuts = {c["id"]: c for c in doc["cuts"]}
+    ok = [i for i in truth["increments"] if i["ok"]]
+    # Attempts Ignite failed whose cut every node wrote whole: walcut numbers them as increments
+    # (nothing in the WAL says Ignite failed them), so the numbers after one are not compared.
+    shifted = False
+    for inc in truth["increments"]:
+        c = cuts.get(inc["request_id"])
+        if not inc["ok"]:
+            if c is None:
+                print(f"  attempt {inc['attempt']} failed by Ignite: no record of it in the WAL")
+            elif c["status"] != "consistent":
+                print(f"  attempt {inc['attempt']} failed by Ignite, walcut: {c['status']}: {c['reason']}")
+            else:
+                shifted = True
+                print(f"  attempt {inc['attempt']} failed by Ignite outside the WAL ({(inc['error'] or '')[:70]}...): "
+                      "consistent on WAL evidence (not asserted)")
+            continue
+        if c is None:
+            raise Mismatch(f"increment {inc['index']} ({inc['request_id']}) completed by Ignite: not found by walcut")
+        if c["status"] != "consistent":
+            raise Mismatch(f"increment {inc['index']} ({inc['request_id']}) completed by Ignite: walcut says "
+                           f"{c['status']}: {c['reason']} {json.dumps(c['violations'])[:1000]}")
+        if not shifted and c.get("increment") != inc["index"]:
+            raise Mismatch(f"increment {inc['index']} ({inc['request_id']}): walcut numbers it {c.get('increment')}")
+    nodes_dir = nodes or os.path.join(fixture, "nodes")
+    for refused in (["gaps", "--close", nodes_dir], ["restore", nodes_dir, "--latest", "-o", nodes_dir + ".restored"]):
+        p = subprocess.run([walcut] + refused, capture_output=True, text=True)
+        if p.returncode != 2 or os.path.exists(nodes_dir + ".restored"):
+            raise Mismatch(f"walcut {' '.join(refused)} on Ignite input: exit {p.returncode}, expected a refusal (2)")
+    if code != 0 and all(c["status"] == "consistent" for c in doc["cuts"]):
+        raise Mismatch(f"walcut check exit {code} with every cut consistent\n{err}")
+    return len(ok)
+
+
+def frame_at(path, offset):
+    data = bytearray(open(path, "rb").read())
+    length = struct.unpack_from("<i", data, offset + 13)[0]
+    return data, length
+
+
+def versions(buf, pos, n):
+    out = []
+    for _ in range(n):
+        proto = buf[pos]
+        size = 1 + (16 if proto == 1 else 32 if proto == 2 else 0)
+        out.append(bytes(buf[pos:pos + size]))
+        pos += size
+    return out, pos
+
+
+def move_to_excluded(path, offset):
+    """Rewrites the Finish frame at `offset`: its first included version moves to excluded."""
+    data, length = frame_at(path, offset)
+    p = offset + 17 + 16  # frame header, then the increment's UUID
+    n = struct.unpack_from("<i", data, p)[0]
+    inc, q = versions(data, p + 4, n)
+    m = struct.unpack_from("<i", data, q)[0]
+    exc, end = versions(data, q + 4, m)
+    if n == 0:
+        raise Mismatch(f"{path}:{offset}: the Finish record includes nothing to move")
+    body = struct.pack("<i", n - 1) + b"".join(inc[1:]) + struct.pack("<i", m + 1) + b"".join(exc + inc[:1])
+    assert len(body) == end - p
+    data[p:end] = body
+    crc = ~zlib.crc32(bytes(data[offset:offset + length - 4])) & 0xFFFFFFFF
+    struct.pack_into("<I", data, offset + length - 4, crc)
+    open(path, "wb").write(bytes(data))
+
+
+def self_test(walcut, fixture):
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "fixture")
+        shutil.copytree(fixture, copy)
+        check_fixture(walcut, copy)  # sound before it is altered
+        # The last increment's Finish record on server-1, in every raw file holding its segment.
+        p = subprocess.run([walcut, "dump", "--json", "--type", "INCREMENTAL_SNAPSHOT_FINISH_RECORD",
+                            os.path.join(copy, "nodes", "server-1", "work")], capture_output=True, text=True)
+        finishes = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+        target = [f for f in finishes if f.get("before")][-1]
+        wal = os.path.join(copy, "nodes", "server-1", "work", "db", "wal")
+        rewritten = 0
+        for root, _, files in os.walk(wal):
+            for name in files:
+                path = os.path.join(root, name)
+                if not name.endswith(".wal"):
+                    continue
+                with open(path, "rb") as f:
+                    head = f.read(9)
+                if len(head) == 9 and head[0] == 5 and struct.unpack_from("<q", head, 1)[0] == target["segment"]:
+                    move_to_excluded(path, target["offset"])
+                    rewritten += 1
+        if rewritten == 0:
+            raise Mismatch(f"no raw file holds segment {target['segment']}")
+        code, doc, _ = run_check(walcut, os.path.join(copy, "nodes"))
+        cut = next(c for c in doc["cuts"] if c["id"] == target["cut"])
+        if code == 0 or cut["status"] == "consistent":
+            raise Mismatch(f"a Finish record moved {target['before'][0]} to excluded and check still says "
+                           f"{cut['status']} (exit {code})")
+        try:
+            check_fixture(walcut, copy)
+        except Mismatch as e:
+            print(f"self-test: the altered copy fails as it must: {str(e)[:200]}")
+            return
+        raise Mismatch("the altered copy passed check_fixture")
+
+
+def main():
+    args = sys.argv[1:]
+    try:
+        if args and args[0] == "--self-test":
+            self_test(args[1], args[2])
+            print("self-test passed")
+        else:
+            n = check_fixture(args[0], args[1])
+            print(f"{args[1]}: {n} increment(s) Ignite completed, each consistent and numbered alike")
+    except Mismatch as e:
+        print(f"MISMATCH: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
