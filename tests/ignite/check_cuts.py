@@ -62,10 +62,12 @@ def check_fixture(walcut, fixture, nodes=None):
         if not shifted and c.get("increment") != inc["index"]:
             raise Mismatch(f"increment {inc['index']} ({inc['request_id']}): walcut numbers it {c.get('increment')}")
     nodes_dir = nodes or os.path.join(fixture, "nodes")
-    for refused in (["gaps", "--close", nodes_dir], ["restore", nodes_dir, "--latest", "-o", nodes_dir + ".restored"]):
-        p = subprocess.run([walcut] + refused, capture_output=True, text=True)
-        if p.returncode != 2 or os.path.exists(nodes_dir + ".restored"):
-            raise Mismatch(f"walcut {' '.join(refused)} on Ignite input: exit {p.returncode}, expected a refusal (2)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "restored")
+        for refused in (["gaps", "--close", nodes_dir], ["restore", nodes_dir, "--latest", "-o", out]):
+            p = subprocess.run([walcut] + refused, capture_output=True, text=True)
+            if p.returncode != 2 or os.path.exists(out):
+                raise Mismatch(f"walcut {' '.join(refused)} on Ignite input: exit {p.returncode}, expected a refusal (2)")
     if code != 0 and all(c["status"] == "consistent" for c in doc["cuts"]):
         raise Mismatch(f"walcut check exit {code} with every cut consistent\n{err}")
     return len(ok)
