@@ -27,7 +27,13 @@ bool FailsCheck(const CutReport& c, bool named) {
   if (c.status == CutStatus::kUnverifiable || named) return true;
   bool complete = true;
   for (const auto& n : c.nodes) complete = complete && n.has_start && n.has_finish;
-  if (complete) return true;
+  // An Ignite increment every node wrote whole but Ignite failed (not-kept): Ignite's
+  // own verdict, as a cut that failed is the algorithm's.
+  if (complete) {
+    return !std::all_of(c.violations.begin(), c.violations.end(),
+                        [](const Violation& v) { return v.kind == Kind::kNotKept; }) ||
+           c.violations.empty();
+  }
   // A cut that failed (some baseline node wrote no Finish record) is the algorithm's own
   // verdict; anything else wrong with it is damage.
   return std::any_of(c.violations.begin(), c.violations.end(), [](const Violation& v) {

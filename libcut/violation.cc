@@ -34,6 +34,8 @@ constexpr KindRow kKinds[] = {
      "a Before transaction in flight at the Start is committed near the cut on every participant"},
     {Kind::kNotNested, "not-nested", "the Before side of an increment contains that of the increment before it"},
     {Kind::kBaseMismatch, "base-mismatch", "a cut is an increment of the same full snapshot on every node"},
+    {Kind::kNotKept, "not-kept",
+     "Apache Ignite keeps an increment it completed on every baseline node (its .smf)"},
     {Kind::kUnreadableWal, "unreadable-wal", "the WAL of every baseline node can be read"},
     {Kind::kForeignWal, "foreign-wal", "a node's WAL was written by that node"},
     {Kind::kWalMissesBase, "wal-misses-base", "a baseline node's WAL reaches back to the cut's base snapshot"},

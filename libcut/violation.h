@@ -31,6 +31,7 @@ enum class Kind : uint8_t {
   kBeforeMissingOnParticipant,
   kNotNested,
   kBaseMismatch,
+  kNotKept,
   // A baseline node the cut cannot be verified on.
   kUnreadableWal,
   kForeignWal,

@@ -7,6 +7,7 @@
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/escape.h"
+#include "tools/ignite_increments.h"
 #include "tools/inputs.h"
 
 namespace tools {
@@ -89,6 +90,7 @@ bool CheckFromWal(const std::vector<std::string>& paths, const std::string& clus
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
   *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr);
+  ApplyIgniteIncrements(inputs.nodes, &out->report);
   // In the order the nodes were given, as when they are read whole.
   for (const auto& in : inputs.nodes) {
     for (const auto& n : out->nodes) {

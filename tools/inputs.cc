@@ -85,6 +85,7 @@ std::vector<WalInput> IgniteNodes(const fs::path& root) {
     in.node = f;
     in.wal_dir = wal::WalLocation(std::move(dirs));
     in.ignite = true;
+    in.ignite_work = root.parent_path().parent_path().string();
     nodes.push_back(std::move(in));
   }
   return nodes;
@@ -133,11 +134,11 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
     fs::path abs = fs::absolute(p).lexically_normal();
     if (abs.filename().empty()) abs = abs.parent_path();
     if (fs::is_directory(p / "wal")) {
-      inputs.push_back({abs.filename().string(), (p / "wal").string(), {}});
+      inputs.push_back({abs.filename().string(), (p / "wal").string(), {}, false, {}});
       continue;
     }
     if (HasSegments(p)) {
-      inputs.push_back({NodeOfWalDir(abs), p.string(), {}});
+      inputs.push_back({NodeOfWalDir(abs), p.string(), {}, false, {}});
       continue;
     }
     if (fs::path root = IgniteWalRoot(p); !root.empty()) {
@@ -175,7 +176,7 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
       return wal::Status::InvalidArgument(fmt::format(
           "\"{}\" is not a segment, WAL directory, node directory or cluster directory", arg));
     }
-    for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}});
+    for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}, false, {}});
   }
   return result;
 }

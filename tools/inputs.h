@@ -20,6 +20,7 @@ struct WalInput {
   wal::WalLocation wal_dir;            // set for directories
   std::vector<wal::SegmentFile> files; // set for a single segment file
   bool ignite = false;                 // a node of an Ignite work directory (archive + work folder)
+  std::string ignite_work;             // that work directory (its snapshots/ hold the increments)
 };
 
 struct WalInputs {

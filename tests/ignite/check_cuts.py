@@ -2,14 +2,12 @@
 """walcut check on a real Apache Ignite cluster agrees with what Ignite decided (truth.json).
 
 For a fixture made by tests/ignite/run: `walcut check --json FIXTURE/nodes` must find every
-increment Ignite completed, consistent, numbered as Ignite numbered it. Attempts Ignite failed
-are printed with walcut's verdict: one a node lacks records of is not consistent; one Ignite
-failed for a reason the WAL does not hold (every node wrote Start and Finish; Ignite kept no
-metadata) is consistent on WAL evidence, and the numbers after it are not compared: telling
-them apart needs the increments' .smf files, which check does not read yet.
+increment Ignite completed, consistent, numbered as Ignite numbered it, and no attempt Ignite
+failed consistent (a node lacks its records, or, when every node wrote them, no .smf names it).
 
 --self-test: a copy of the fixture where one node's Finish record moves a transaction from its
-included to its excluded set (CRC rewritten, so every frame is sound) must fail the check.
+included to its excluded set (CRC rewritten, so every frame is sound) must fail the check; a copy
+where one node's .smf of a completed increment is removed must make that cut not-kept.
 """
 import json
 import os
@@ -39,27 +37,21 @@ def check_fixture(walcut, fixture, nodes=None):
     code, doc, err = run_check(walcut, nodes or os.path.join(fixture, "nodes"))
     cuts = {c["id"]: c for c in doc["cuts"]}
     ok = [i for i in truth["increments"] if i["ok"]]
-    # Attempts Ignite failed whose cut every node wrote whole: walcut numbers them as increments
-    # (nothing in the WAL says Ignite failed them), so the numbers after one are not compared.
-    shifted = False
     for inc in truth["increments"]:
         c = cuts.get(inc["request_id"])
         if not inc["ok"]:
-            if c is None:
-                print(f"  attempt {inc['attempt']} failed by Ignite: no record of it in the WAL")
-            elif c["status"] != "consistent":
-                print(f"  attempt {inc['attempt']} failed by Ignite, walcut: {c['status']}: {c['reason']}")
-            else:
-                shifted = True
-                print(f"  attempt {inc['attempt']} failed by Ignite outside the WAL ({(inc['error'] or '')[:70]}...): "
-                      "consistent on WAL evidence (not asserted)")
+            if c is not None and c["status"] == "consistent":
+                raise Mismatch(f"attempt {inc['attempt']} ({inc['request_id']}): Ignite failed it "
+                               f"({(inc['error'] or '')[:120]}), walcut says consistent")
+            print(f"  attempt {inc['attempt']} failed by Ignite, walcut: "
+                  + (f"{c['status']}: {c['reason']}" if c else "no record of it in the WAL"))
             continue
         if c is None:
             raise Mismatch(f"increment {inc['index']} ({inc['request_id']}) completed by Ignite: not found by walcut")
         if c["status"] != "consistent":
             raise Mismatch(f"increment {inc['index']} ({inc['request_id']}) completed by Ignite: walcut says "
                            f"{c['status']}: {c['reason']} {json.dumps(c['violations'])[:1000]}")
-        if not shifted and c.get("increment") != inc["index"]:
+        if c.get("increment") != inc["index"]:
             raise Mismatch(f"increment {inc['index']} ({inc['request_id']}): walcut numbers it {c.get('increment')}")
     nodes_dir = nodes or os.path.join(fixture, "nodes")
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,11 +136,26 @@ def self_test(walcut, fixture):
         raise Mismatch("the altered copy passed check_fixture")
 
 
+def self_test_metadata(walcut, fixture):
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "fixture")
+        shutil.copytree(fixture, copy)
+        truth = json.load(open(os.path.join(copy, "truth.json")))
+        inc = [i for i in truth["increments"] if i["ok"]][0]
+        os.remove(os.path.join(copy, inc["nodes"]["server-2"]["smf"]))
+        code, doc, _ = run_check(walcut, os.path.join(copy, "nodes"))
+        cut = next(c for c in doc["cuts"] if c["id"] == inc["request_id"])
+        if cut["status"] == "consistent" or not any(v["kind"] == "not-kept" for v in cut["violations"]):
+            raise Mismatch(f"server-2's .smf of increment {inc['index']} removed: walcut still says {cut['status']}")
+        print(f"self-test: without server-2's .smf, increment {inc['index']} is {cut['status']}: {cut['reason']}")
+
+
 def main():
     args = sys.argv[1:]
     try:
         if args and args[0] == "--self-test":
             self_test(args[1], args[2])
+            self_test_metadata(args[1], args[2])
             print("self-test passed")
         else:
             n = check_fixture(args[0], args[1])
