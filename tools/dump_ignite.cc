@@ -8,23 +8,12 @@
 #include "libwal/cache_object.h"
 #include "libwal/segment_codec.h"
 #include "tools/escape.h"
+#include "tools/record_put.h"
 
 namespace tools {
 namespace {
 
 using wal::AnyRecord;
-
-template <typename... Args>
-void Put(fmt::memory_buffer* out, fmt::format_string<Args...> f, Args&&... args) {
-  fmt::format_to(std::back_inserter(*out), f, std::forward<Args>(args)...);
-}
-
-void PutStr(fmt::memory_buffer* out, std::string_view s) { AppendRaw(out, s.data(), s.size()); }
-
-void PutU(fmt::memory_buffer* out, uint64_t v) {
-  fmt::format_int f(v);
-  AppendRaw(out, f.data(), f.size());
-}
 
 // Ignite's timestamps are milliseconds: printed as Ignite prints them.
 void PutMillis(fmt::memory_buffer* out, uint64_t ns) { PutU(out, ns / 1000000); }
@@ -68,17 +57,7 @@ void TxText(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {
   PutVersionText(out, t.write_version);
   PutStr(out, " ts ");
   PutMillis(out, t.timestamp);
-  PutStr(out, " participants");
-  for (const auto& p : t.participants) {
-    out->push_back(' ');
-    PutU(out, p.primary);
-    out->push_back('[');
-    for (size_t i = 0; i < p.backups.size(); ++i) {
-      if (i) out->push_back(',');
-      PutU(out, p.backups[i]);
-    }
-    out->push_back(']');
-  }
+  PutParticipantsText(out, t.participants);
 }
 
 void TxJson(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {

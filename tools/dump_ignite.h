@@ -22,9 +22,7 @@ struct RecordDesc {
 // size only.
 const RecordDesc* IgniteDescOf(uint8_t type);
 
-// "T.N.O", or "T.N.O@D" with a data-center id; JSON: the same quoted, or null for an
-// Ignite version that is null.
-void PutTxId(fmt::memory_buffer* out, const wal::TxId& id);
+// An Ignite version as JSON: "T.N.O" quoted, or null for a version that is null.
 void PutIgniteVersionJson(fmt::memory_buffer* out, const wal::TxId& id);
 
 }  // namespace tools

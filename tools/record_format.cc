@@ -8,27 +8,12 @@
 #include "libwal/segment_codec.h"
 #include "tools/dump_ignite.h"
 #include "tools/escape.h"
+#include "tools/record_put.h"
 
 namespace tools {
-namespace {
 
 using wal::AnyRecord;
 using wal::RecordType;
-
-template <typename... Args>
-void Put(fmt::memory_buffer* out, fmt::format_string<Args...> f, Args&&... args) {
-  fmt::format_to(std::back_inserter(*out), f, std::forward<Args>(args)...);
-}
-
-void PutStr(fmt::memory_buffer* out, std::string_view s) { AppendRaw(out, s.data(), s.size()); }
-
-// Hot-path number printing: fmt::format_int, no format-string parsing per call.
-void PutU(fmt::memory_buffer* out, uint64_t v) {
-  fmt::format_int f(v);
-  AppendRaw(out, f.data(), f.size());
-}
-
-}  // namespace
 
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id) {
   PutU(out, id.topology_version);
@@ -39,6 +24,20 @@ void PutTxId(fmt::memory_buffer* out, const wal::TxId& id) {
   if (id.DataCenterId() != 0) {
     out->push_back('@');
     PutU(out, id.DataCenterId());
+  }
+}
+
+void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants) {
+  PutStr(out, " participants");
+  for (const auto& p : participants) {
+    out->push_back(' ');
+    PutU(out, p.primary);
+    out->push_back('[');
+    for (size_t i = 0; i < p.backups.size(); ++i) {
+      if (i) out->push_back(',');
+      PutU(out, p.backups[i]);
+    }
+    out->push_back(']');
   }
 }
 
@@ -112,17 +111,7 @@ void TxText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* o
   TxFlagsText(out, t.flags);
   PutStr(out, " ts ");
   AppendTimestamp(out, t.timestamp);
-  PutStr(out, " participants");
-  for (const auto& p : t.participants) {
-    out->push_back(' ');
-    PutU(out, p.primary);
-    out->push_back('[');
-    for (size_t i = 0; i < p.backups.size(); ++i) {
-      if (i) out->push_back(',');
-      PutU(out, p.backups[i]);
-    }
-    out->push_back(']');
-  }
+  PutParticipantsText(out, t.participants);
   if (!t.counters.empty()) {
     PutStr(out, " counters");
     for (const auto& c : t.counters) {

@@ -1,0 +1,37 @@
+// The pieces a dumped record line is built from, shared by the describers of walcut's
+// own records (record_format.cc) and of Apache Ignite's (dump_ignite.cc).
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "libwal/record.h"
+#include "tools/escape.h"
+
+namespace tools {
+
+template <typename... Args>
+void Put(fmt::memory_buffer* out, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::format_to(std::back_inserter(*out), f, std::forward<Args>(args)...);
+}
+
+inline void PutStr(fmt::memory_buffer* out, std::string_view s) { AppendRaw(out, s.data(), s.size()); }
+
+// Hot-path number printing: fmt::format_int, no format-string parsing per call.
+inline void PutU(fmt::memory_buffer* out, uint64_t v) {
+  fmt::format_int f(v);
+  AppendRaw(out, f.data(), f.size());
+}
+
+// "T.N.O", or "T.N.O@D" with a data-center id.
+void PutTxId(fmt::memory_buffer* out, const wal::TxId& id);
+
+// " participants 1[2,3] 2[3,1]": each primary by node order with its backups.
+void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants);
+
+}  // namespace tools
