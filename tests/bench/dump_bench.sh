@@ -2,27 +2,61 @@
 # Benchmark of `walcut dump` against xxhsum -H3 and cat on the same WAL bytes.
 #
 #   tests/bench/dump_bench.sh [BUILD_DIR] [GIB]
+#   tests/bench/dump_bench.sh [BUILD_DIR] ignite[:COPIES[:SOURCE]]
 #
-# Generates (once) a node WAL of GIB GiB (default 1) of realistic records: DataRecords of
-# 1-4 entries with 10-100 byte keys and values between TxRecords. Warms the page cache,
-# then times each command (best of 3) in the same run and prints MB/s, records/s, the
-# ratio to xxhsum and peak RSS. Ratios, not absolute numbers, are what to compare: the
-# machine is shared.
+# GIB: generates (once) a node WAL of GIB GiB (default 1) of realistic records: DataRecords
+# of 1-4 entries with 10-100 byte keys and values between TxRecords.
+# ignite: the raw archive segments a real Apache Ignite wrote under SOURCE (default
+# testdata/ignite; a bigger run of tests/ignite/run gives more), copied COPIES times
+# (default 40) into a scratch folder, each copy renumbered in its header and frames (their
+# CRCs recomputed) so that the folder is one long WAL.
+# Warms the page cache, then times each command (best of 3) in the same run and prints
+# MB/s, records/s, the ratio to xxhsum and peak RSS. Ratios, not absolute numbers, are what
+# to compare: the machine is shared.
 set -euo pipefail
 build=${1:-build/release}
-gib=${2:-1}
+input=${2:-1}
 walcut=$build/tools/walcut
 gen=$build/tests/walcut-testgen
-data=${BENCH_DIR:-$build/bench-data}/wal-${gib}g
 [ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
-if [ ! -d "$data/wal" ]; then
-  echo "generating $gib GiB of WAL in $data ..." >&2
-  rm -rf "$data"
-  "$gen" bench "$data" $((gib << 30))
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+if [[ $input == ignite* ]]; then
+  IFS=: read -r _ copies source <<<"$input"
+  data=$(mktemp -d)
+  trap 'rm -rf "$data" "$results"' EXIT
+  python3 - "${source:-testdata/ignite}" "$data" "${copies:-40}" <<'PY'
+import glob, os, struct, sys, zlib
+source, out, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
+segs = sorted(glob.glob(os.path.join(source, "**/db/wal/archive/*/*.wal"), recursive=True))
+idx = 0
+for _ in range(copies):
+    for path in segs:
+        b = bytearray(open(path, "rb").read())
+        struct.pack_into("<q", b, 1, idx)
+        pos = 29
+        while pos < len(b) and b[pos] not in (0, 41):
+            struct.pack_into("<q", b, pos + 1, idx)
+            n = struct.unpack_from("<i", b, pos + 13)[0]
+            struct.pack_into("<I", b, pos + n - 4, zlib.crc32(bytes(b[pos:pos + n - 4])) ^ 0xFFFFFFFF)
+            pos += n
+        open(os.path.join(out, f"{idx:016d}.wal"), "wb").write(bytes(b))
+        idx += 1
+PY
+  files=("$data"/*.wal)
+  kind="Ignite segments"
+else
+  data=${BENCH_DIR:-$build/bench-data}/wal-${input}g
+  if [ ! -d "$data/wal" ]; then
+    echo "generating $input GiB of WAL in $data ..." >&2
+    rm -rf "$data"
+    "$gen" bench "$data" $((input << 30))
+  fi
+  files=("$data"/wal/*.wal)
+  kind="segments"
 fi
-files=("$data"/wal/*.wal)
 bytes=$(cat "${files[@]}" | wc -c)
-records=$("$walcut" dump --stats --json "$data" | python3 -c 'import json,sys; print(json.load(sys.stdin)["records"])')
+records=$("$walcut" dump --stats --json "$data" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["errors"]==0, d; print(d["records"])')
 cat "${files[@]}" >/dev/null  # warm the page cache
 
 run() {  # run NAME CMD...: best wall time of 3 and peak RSS (KiB) of the last run
@@ -45,14 +79,14 @@ run() {  # run NAME CMD...: best wall time of 3 and peak RSS (KiB) of the last r
   run "walcut dump --stats" "$walcut" dump --stats "$data"
   run "walcut dump" "$walcut" dump "$data"
   run "walcut dump --json" "$walcut" dump --json "$data"
-} >/tmp/walcut-bench-results
+} >"$results"
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
-echo "input:   $((bytes / 1048576)) MiB in ${#files[@]} segments, $records records"
-python3 - "$bytes" "$records" <<'PY'
+echo "input:   $((bytes / 1048576)) MiB in ${#files[@]} $kind, $records records"
+python3 - "$bytes" "$records" "$results" <<'PY'
 import sys
 total, records = int(sys.argv[1]), int(sys.argv[2])
-rows = [l.rstrip("\n").split("\t") for l in open("/tmp/walcut-bench-results")]
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[3])]
 ref = next(float(t) for n, t, _ in rows if n.startswith("xxhsum"))
 print(f"{'command':<22} {'seconds':>8} {'MB/s':>8} {'Mrec/s':>8} {'vs xxhsum':>10} {'peak RSS':>10}")
 for name, t, rss in rows:
