@@ -9,6 +9,7 @@
 #include "libcut/cut_baseline.h"
 #include "libcut/cut_join.h"
 #include "libcut/cut_nesting.h"
+#include "libcut/kept_increments.h"
 
 namespace cut {
 
@@ -269,7 +270,8 @@ void FeedSet::Take(const wal::Uuid& id, std::vector<uint64_t>* last_start) {
 
 }  // namespace
 
-StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> given, const ClusterInfo* cluster) {
+StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> given, const ClusterInfo* cluster,
+                                      const std::vector<NodeKept>* kept) {
   StreamedCluster out;
   std::vector<NodeIndex>& views = out.nodes;
   FeedSet feeds(std::move(given), cluster, &views);
@@ -314,13 +316,19 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     out.report.cuts[c].violations[v].detail += fmt::format(" (WAL read up to {})", node->end.ToString());
   }
   out.report.problems = NodeProblems(views, cluster);
+  if (kept != nullptr) {
+    std::vector<std::string> order;
+    for (const auto& v : views) order.push_back(v.node);
+    ApplyKeptIncrements(*kept, order, &out.report);
+  }
   return out;
 }
 
-ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterInfo* cluster) {
+ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterInfo* cluster,
+                           const std::vector<NodeKept>* kept) {
   std::vector<std::unique_ptr<CutFeed>> feeds;
   for (const auto& index : indexes) feeds.push_back(IndexFeed(index));
-  return CheckClusterStreaming(std::move(feeds), cluster).report;
+  return CheckClusterStreaming(std::move(feeds), cluster, kept).report;
 }
 
 }  // namespace cut

@@ -54,7 +54,8 @@ struct CutReport {
 // A node whose WAL was not read whole and sound: it fails the check whatever the cuts.
 struct NodeProblem {
   std::string node;
-  Kind kind = Kind::kReadErrors;  // unreadable-wal, foreign-wal, read-errors, not-given
+  Kind kind = Kind::kReadErrors;  // unreadable-wal, foreign-wal, read-errors, not-given,
+                                  // unreadable-metadata
   std::string detail;
 };
 
@@ -69,9 +70,14 @@ struct ClusterReport {
 // the user named it (`named`).
 bool FailsCheck(const CutReport& c, bool named);
 
+struct NodeKept;  // kept_increments.h
+
 // `indexes`: the server nodes, in any order (they are taken in node order). `cluster`:
-// the cluster file, when there is one (see the baseline above).
-ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterInfo* cluster = nullptr);
+// the cluster file, when there is one (see the baseline above). `kept`: the increments
+// the nodes keep by metadata outside their WAL (Apache Ignite's), applied to the cuts
+// as ApplyKeptIncrements says; null when there is none.
+ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterInfo* cluster = nullptr,
+                           const std::vector<NodeKept>* kept = nullptr);
 
 // The same check, pulling each node's cuts from its feed in step: a cut is checked as
 // soon as every node has handed over its next cut (or reached its end), and what only
@@ -81,6 +87,7 @@ struct StreamedCluster {
   std::vector<NodeIndex> nodes;  // in node order; cuts without their transactions and sets
 };
 StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds,
-                                      const ClusterInfo* cluster = nullptr);
+                                      const ClusterInfo* cluster = nullptr,
+                                      const std::vector<NodeKept>* kept = nullptr);
 
 }  // namespace cut

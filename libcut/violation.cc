@@ -41,6 +41,8 @@ constexpr KindRow kKinds[] = {
     {Kind::kWalMissesBase, "wal-misses-base", "a baseline node's WAL reaches back to the cut's base snapshot"},
     {Kind::kRecordsLost, "records-lost",
      "a baseline node that never left has the records of a cut that is over"},
+    {Kind::kUnreadableMeta, "unreadable-metadata",
+     "the increments' metadata (Apache Ignite's .smf) of every node can be read"},
     {Kind::kReadErrors, "read-errors", "a node's WAL reads without damage"},
     {Kind::kNotGiven, "not-given", "every server of the cluster file is given"},
 };

@@ -37,6 +37,7 @@ enum class Kind : uint8_t {
   kForeignWal,
   kWalMissesBase,
   kRecordsLost,
+  kUnreadableMeta,
   // A node's problems as a whole (ClusterReport::problems).
   kReadErrors,
   kNotGiven,

@@ -7,7 +7,6 @@
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/escape.h"
-#include "tools/ignite_increments.h"
 #include "tools/inputs.h"
 
 namespace tools {
@@ -41,7 +40,8 @@ bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInpu
 }
 
 bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
-                        std::optional<cut::ClusterInfo>* cluster, int* code) {
+                        std::optional<cut::ClusterInfo>* cluster, int* code,
+                        std::optional<std::vector<cut::NodeKept>>* kept) {
   WalInputs inputs;
   if (!ResolveNodes(paths, output, &inputs, code)) return false;
   for (const auto& in : inputs.nodes) {
@@ -57,6 +57,7 @@ bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, s
     out->push_back(std::move(index).value());
   }
   *cluster = std::move(inputs.cluster);
+  if (kept != nullptr) *kept = KeptIncrementsOf(inputs.nodes);
   return true;
 }
 
@@ -89,8 +90,9 @@ bool CheckFromWal(const std::vector<std::string>& paths, const std::string& clus
     auto feed = cut::WalFeed(in.node, in.wal_dir);
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
-  *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr);
-  ApplyIgniteIncrements(inputs.nodes, &out->report);
+  const auto kept = KeptIncrementsOf(inputs.nodes);
+  *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
+                                    kept ? &*kept : nullptr);
   // In the order the nodes were given, as when they are read whole.
   for (const auto& in : inputs.nodes) {
     for (const auto& n : out->nodes) {

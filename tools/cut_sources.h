@@ -21,9 +21,11 @@ void PrintReadErrors(const cut::NodeIndex& index, Output& output);
 
 // Builds the indexes of every server node under `paths` (a node whose WAL cannot be
 // opened gets an index saying so) and reads the cluster file of a cluster directory
-// into *cluster; on failure prints the error and returns the exit code in *code.
+// into *cluster, and, when `kept` is given, the increments Ignite nodes keep
+// (KeptIncrementsOf); on failure prints the error and returns the exit code in *code.
 bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
-                        std::optional<cut::ClusterInfo>* cluster, int* code);
+                        std::optional<cut::ClusterInfo>* cluster, int* code,
+                        std::optional<std::vector<cut::NodeKept>>* kept = nullptr);
 // Checks the cluster under `paths` cut by cut while reading its node WALs (one thread
 // per node), then prints each node's first read errors. `cluster_file`, when not empty,
 // is the cluster file to take the baseline from (for node directories given one by one).

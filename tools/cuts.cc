@@ -139,7 +139,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
   } else {
     std::vector<cut::NodeIndex> indexes;
     std::optional<cut::ClusterInfo> cluster;
-    if (!LoadIndexesFromWal(o.paths, output, &indexes, &cluster, &code)) return code;
+    std::optional<std::vector<cut::NodeKept>> kept;
+    if (!LoadIndexesFromWal(o.paths, output, &indexes, &cluster, &code, &kept)) return code;
     if (!o.summary_out.empty()) {
       if (indexes.size() != 1) {
         output.Error("--summary writes one node's summary: give one node directory, not {} nodes", indexes.size());
@@ -148,7 +149,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
       const auto& n = indexes[0];
       return WriteSummary(o, n, !n.read_errors.empty() || !n.open_error.empty() || n.records == 0, output);
     }
-    report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
+    report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr, kept ? &*kept : nullptr);
     if (int drawn = DrawTimeline(o, indexes, report, output); drawn != kExitOk) return drawn;
   }
   fmt::memory_buffer b;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "libwal/ignite_increment_meta.h"
+
 namespace tools {
 namespace fs = std::filesystem;
 
@@ -101,6 +103,20 @@ bool IsIgniteInput(const WalInput& in) {
     if (wal::IsIgnite(f.format)) return true;
   }
   return false;
+}
+
+std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<WalInput>& inputs) {
+  std::vector<cut::NodeKept> out;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (!in.ignite || in.ignite_work.empty() || !fs::exists(fs::path(in.ignite_work) / "snapshots", ec)) continue;
+    const wal::IgniteNodeIncrements read = wal::ReadIgniteIncrements(in.ignite_work, in.node);
+    cut::NodeKept node{in.node, {}, read.unreadable};
+    for (const auto& k : read.kept) node.kept.push_back({k.meta.request_id, k.meta.snapshot, k.meta.index});
+    out.push_back(std::move(node));
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
 }
 
 wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {

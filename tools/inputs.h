@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "libcut/cluster_file.h"
+#include "libcut/kept_increments.h"
 #include "libwal/segment_file.h"
 #include "libwal/status.h"
 
@@ -38,6 +39,11 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths);
 // Whether `in` is Apache Ignite's WAL (a node of a work directory, or a folder whose
 // segments are Ignite's): walcut reads it and never writes into it.
 bool IsIgniteInput(const WalInput& in);
+
+// The increments the Ignite nodes of `inputs` keep: the metadata of every node whose work
+// directory has a snapshots/ folder (libwal/ignite_increment_meta.h); nothing when no
+// node has one.
+std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<WalInput>& inputs);
 
 // Orders node names so that node-2 comes before node-10.
 bool NaturalLess(const std::string& a, const std::string& b);

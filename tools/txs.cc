@@ -306,7 +306,9 @@ int RunTxs(const TxsOptions& o, Output& output) {
     if (n.index.open_error.empty()) PrintReadErrors(n.index, output);
     indexes.push_back(std::move(n.index));
   }
-  const cut::ClusterReport report = cut::CheckCluster(indexes, inputs.cluster ? &*inputs.cluster : nullptr);
+  const auto kept = KeptIncrementsOf(inputs.nodes);
+  const cut::ClusterReport report =
+      cut::CheckCluster(indexes, inputs.cluster ? &*inputs.cluster : nullptr, kept ? &*kept : nullptr);
   PrintNodeProblems(report, output);
   TxsPrinter printer(o, nodes, indexes, inputs.cluster, report, output);
   size_t shown = 0, rows = 0;

@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as each of the side files walcut reads, chosen by the
 // first byte: cluster.json, snapshot.json, restore.json, a node summary, a partition data
-// file. Each reader must return a value or a Status, never crash, hang, or allocate
+// file, Apache Ignite's increment metadata (.smf). Each reader must return a value or a Status, never crash, hang, or allocate
 // beyond the input's size; a value must survive its own writer and reader again.
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +9,7 @@
 
 #include "libcut/cluster_file.h"
 #include "libcut/summary_file.h"
+#include "libwal/ignite_increment_meta.h"
 #include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
 #include "recovery/snapshot_file.h"
@@ -16,7 +17,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0: {
       auto c = cut::ParseClusterFile(text, "cluster.json");
       if (c.ok() && !cut::ParseClusterFile(cut::EncodeClusterFile(*c), "again").ok()) __builtin_trap();
@@ -35,6 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 3: {
       auto n = cut::DecodeSummary(text, "summary");
       if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n), "again").ok()) __builtin_trap();
+      break;
+    }
+    case 5: {
+      auto m = wal::ParseIgniteIncrementMeta(text);
+      if (m.ok() && m->snapshot.size() > text.size()) __builtin_trap();
       break;
     }
     default: {

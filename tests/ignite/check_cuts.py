@@ -7,7 +7,8 @@ failed consistent (a node lacks its records, or, when every node wrote them, no 
 
 --self-test: a copy of the fixture where one node's Finish record moves a transaction from its
 included to its excluded set (CRC rewritten, so every frame is sound) must fail the check; a copy
-where one node's .smf of a completed increment is removed must make that cut not-kept.
+where one node's .smf of a completed increment is removed must make that cut not-kept, and one
+where another node's .smf of it is cut short must make it unverifiable and fail the check.
 """
 import json
 import os
@@ -148,6 +149,18 @@ def self_test_metadata(walcut, fixture):
         if cut["status"] == "consistent" or not any(v["kind"] == "not-kept" for v in cut["violations"]):
             raise Mismatch(f"server-2's .smf of increment {inc['index']} removed: walcut still says {cut['status']}")
         print(f"self-test: without server-2's .smf, increment {inc['index']} is {cut['status']}: {cut['reason']}")
+        # server-1's .smf of the same increment cut short: whether it keeps the increment is unknown.
+        smf = os.path.join(copy, inc["nodes"]["server-1"]["smf"])
+        with open(smf, "r+b") as f:
+            f.truncate(os.path.getsize(smf) // 2)
+        code, doc, err = run_check(walcut, os.path.join(copy, "nodes"))
+        cut = next(c for c in doc["cuts"] if c["id"] == inc["request_id"])
+        problem = [p for p in doc["problems"] if p["kind"] == "unreadable-metadata"]
+        if code == 0 or cut["status"] != "unverifiable" or not problem or os.path.basename(smf) not in err:
+            raise Mismatch(f"server-1's .smf cut short: walcut says {cut['status']} (exit {code}), problems "
+                           f"{doc['problems']}")
+        print(f"self-test: with server-1's .smf cut short, increment {inc['index']} is {cut['status']}, exit {code}: "
+              f"{problem[0]['detail']}")
 
 
 def main():

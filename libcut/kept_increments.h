@@ -1,0 +1,38 @@
+// Which cuts a node keeps as increments, from metadata outside its WAL. Apache Ignite
+// keeps an increment it completed as one metadata file per baseline node; a cut whose
+// Start and Finish records every node wrote is still no increment when Ignite failed it
+// for a reason outside the WAL (a node left, a rebalance with the WAL disabled).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libcut/cluster_check.h"
+#include "libwal/ids.h"
+
+namespace cut {
+
+struct KeptIncrement {
+  wal::Uuid cut;         // the cut's id
+  std::string snapshot;  // the full snapshot it follows
+  uint32_t index = 0;    // 1, 2, ... after that snapshot
+};
+
+// The metadata of one node. `unreadable`: each metadata file that could not be read or
+// is not what its place says, with why (it may have named any cut).
+struct NodeKept {
+  std::string node;
+  std::vector<KeptIncrement> kept;
+  std::vector<std::string> unreadable;
+};
+
+// For each consistent cut of `report`: when every node of `nodes` keeps it, it takes
+// that increment's snapshot and index; when one does not and none of those has an
+// unreadable file, it is incomplete (not-kept); otherwise it is unverifiable
+// (unreadable-metadata). Each unreadable file is also a problem of its node, placed in
+// the order of `node_order` (the nodes' names, as the report's problems are).
+void ApplyKeptIncrements(const std::vector<NodeKept>& nodes, const std::vector<std::string>& node_order,
+                         ClusterReport* report);
+
+}  // namespace cut

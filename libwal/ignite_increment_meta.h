@@ -1,0 +1,45 @@
+// The metadata Apache Ignite keeps for each incremental snapshot it completes, one file
+// per baseline node: snapshots/<name>/increments/<index as 16 digits>/<folder>.smf, a
+// Java serialization stream of its IncrementalSnapshotMetadata. Read by a small
+// reader of that stream (objects, class descriptors, strings, references, primitive
+// fields; nothing is instantiated), bounded in depth and size whatever the bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libwal/ids.h"
+#include "libwal/status.h"
+
+namespace wal {
+
+struct IgniteIncrementMeta {
+  Uuid request_id;            // rqId: the id of the cut (its Start and Finish records)
+  std::string snapshot;       // snpName: the full snapshot the increment follows
+  uint32_t index = 0;         // incIdx: 1, 2, ... after that snapshot
+  std::string consistent_id;  // consId
+  std::string folder;         // folderName: the node's folder under db/wal
+  uint64_t time_ms = 0;       // snapshotTime, when present
+};
+
+// One .smf file's bytes. kCorruption (with what is wrong, and the offset) for bytes that
+// are no Java stream of an IncrementalSnapshotMetadata, or lack one of its fields.
+Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes);
+
+// A node's kept increments: every snapshots/*/increments/<16 digits>/<folder>.smf under
+// its work directory. `unreadable` names each such file that cannot be read, is no
+// metadata, or disagrees with where it lies (another snapshot, index or folder than its
+// path), with why: "<path>: <why>".
+struct IgniteNodeIncrements {
+  struct Kept {
+    IgniteIncrementMeta meta;
+    std::string path;
+  };
+  std::vector<Kept> kept;
+  std::vector<std::string> unreadable;
+};
+IgniteNodeIncrements ReadIgniteIncrements(const std::string& work_dir, const std::string& folder);
+
+}  // namespace wal

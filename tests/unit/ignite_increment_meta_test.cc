@@ -1,0 +1,145 @@
+// Apache Ignite's increment metadata (.smf, Java serialization) as written by Ignite 2.17
+// (testdata/ignite), and how the kept increments decide a cut's status.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "libcut/kept_increments.h"
+#include "libwal/file_io.h"
+#include "libwal/ignite_increment_meta.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kWork = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/clean/nodes/server-1/work";
+const std::string kSmf = kWork + "/snapshots/snap/increments/0000000000000002/server_1.smf";
+
+std::string Bytes(const std::string& path) { return wal::ReadFileToString(path, 1 << 20).value(); }
+
+TEST(IgniteIncrementMeta, RealMetadataReadsEveryField) {
+  auto m = wal::ParseIgniteIncrementMeta(Bytes(kSmf));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->request_id.ToString(), "4b0d39fd-a1fb-4a49-8dc7-fde2216d1082");
+  EXPECT_EQ(m->snapshot, "snap");
+  EXPECT_EQ(m->index, 2u);
+  EXPECT_EQ(m->consistent_id, "server-1");
+  EXPECT_EQ(m->folder, "server_1");
+  EXPECT_GT(m->time_ms, 1700000000000u);
+}
+
+TEST(IgniteIncrementMeta, FullSnapshotMetadataIsNoIncrement) {
+  auto m = wal::ParseIgniteIncrementMeta(Bytes(kWork + "/snapshots/snap/server_1.smf"));
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(), "not an IncrementalSnapshotMetadata");
+}
+
+TEST(IgniteIncrementMeta, EveryTruncationAndFlipIsRefusedOrReadNeverACrash) {
+  const std::string bytes = Bytes(kSmf);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    EXPECT_FALSE(wal::ParseIgniteIncrementMeta(std::string_view(bytes).substr(0, n)).ok()) << n;
+  }
+  size_t refused = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string flipped = bytes;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x5A);
+    if (!wal::ParseIgniteIncrementMeta(flipped).ok()) ++refused;
+  }
+  EXPECT_GT(refused, bytes.size() / 4);
+}
+
+TEST(IgniteIncrementMeta, TheCutIdIsTheRequestIdAsJavaWritesIt) {
+  std::string bytes = Bytes(kSmf);
+  // java.util.UUID's values: leastSigBits then mostSigBits, big-endian; change mostSigBits' first byte.
+  const std::string msb_first("\x4b\x0d\x39\xfd", 4);
+  const size_t msb = bytes.find(msb_first);
+  ASSERT_NE(msb, std::string::npos);
+  bytes[msb] = '\x4c';
+  auto m = wal::ParseIgniteIncrementMeta(bytes);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->request_id.ToString(), "4c0d39fd-a1fb-4a49-8dc7-fde2216d1082");
+}
+
+TEST(IgniteIncrementMeta, ANodeKeepsEveryIncrementItsFilesName) {
+  auto read = wal::ReadIgniteIncrements(kWork, "server_1");
+  EXPECT_TRUE(read.unreadable.empty());
+  ASSERT_EQ(read.kept.size(), 3u);
+  for (uint32_t i = 0; i < 3; ++i) EXPECT_EQ(read.kept[i].meta.index, i + 1);
+}
+
+TEST(IgniteIncrementMeta, AFileThatIsNotWhatItsPlaceSaysIsUnreadable) {
+  const fs::path tmp = fs::path(testing::TempDir()) / "smf-moved";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  fs::copy(kWork + "/snapshots", tmp / "snapshots", fs::copy_options::recursive);
+  fs::copy_file(tmp / "snapshots/snap/increments/0000000000000002/server_1.smf",
+                tmp / "snapshots/snap/increments/0000000000000001/server_1.smf",
+                fs::copy_options::overwrite_existing);
+  {
+    std::ofstream cut_short(tmp / "snapshots/snap/increments/0000000000000003/server_1.smf",
+                            std::ios::binary | std::ios::trunc);
+    cut_short << Bytes(kSmf).substr(0, 100);
+  }
+  auto read = wal::ReadIgniteIncrements(tmp.string(), "server_1");
+  ASSERT_EQ(read.kept.size(), 1u);
+  EXPECT_EQ(read.kept[0].meta.index, 2u);
+  ASSERT_EQ(read.unreadable.size(), 2u);
+  EXPECT_NE(read.unreadable[0].find("0000000000000001/server_1.smf: names increment 2 of snapshot 'snap'"),
+            std::string::npos)
+      << read.unreadable[0];
+  EXPECT_NE(read.unreadable[1].find("0000000000000003/server_1.smf: offset 100: "), std::string::npos)
+      << read.unreadable[1];
+  fs::remove_all(tmp);
+}
+
+cut::ClusterReport OneConsistentCut(const wal::Uuid& id) {
+  cut::ClusterReport r;
+  r.cuts.emplace_back();
+  r.cuts[0].id = id;
+  r.cuts[0].base = "walcut-base";
+  r.cuts[0].increment = 7;
+  return r;
+}
+
+TEST(KeptIncrements, ACutEveryNodeKeepsTakesItsSnapshotAndIndex) {
+  const wal::Uuid id{1, 2};
+  auto r = OneConsistentCut(id);
+  cut::ApplyKeptIncrements({{"a", {{id, "snap", 3}}, {}}, {"b", {{id, "snap", 3}}, {}}}, {"a", "b"}, &r);
+  EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kConsistent);
+  EXPECT_EQ(r.cuts[0].base, "snap");
+  EXPECT_EQ(r.cuts[0].increment, 3u);
+  EXPECT_TRUE(r.problems.empty());
+}
+
+TEST(KeptIncrements, ACutOneNodeDoesNotKeepIsNotKept) {
+  const wal::Uuid id{1, 2};
+  auto r = OneConsistentCut(id);
+  cut::ApplyKeptIncrements({{"a", {{id, "snap", 3}}, {}}, {"b", {}, {}}}, {"a", "b"}, &r);
+  EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kIncomplete);
+  EXPECT_FALSE(r.cuts[0].increment);
+  ASSERT_EQ(r.cuts[0].violations.size(), 1u);
+  EXPECT_EQ(r.cuts[0].violations[0].kind, cut::Kind::kNotKept);
+  EXPECT_EQ(r.cuts[0].violations[0].nodes, std::vector<std::string>{"b"});
+}
+
+TEST(KeptIncrements, AnUnreadableFileMakesACutItMayNameUnverifiableAndIsAProblem) {
+  const wal::Uuid id{1, 2};
+  auto r = OneConsistentCut(id);
+  r.problems.push_back({"c", cut::Kind::kReadErrors, "damage"});
+  cut::ApplyKeptIncrements({{"b", {}, {"b.smf: cut short"}}, {"a", {{id, "snap", 3}}, {}}}, {"a", "b", "c"}, &r);
+  EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kUnverifiable);
+  ASSERT_EQ(r.cuts[0].violations.size(), 1u);
+  EXPECT_EQ(r.cuts[0].violations[0].kind, cut::Kind::kUnreadableMeta);
+  ASSERT_EQ(r.problems.size(), 2u);
+  EXPECT_EQ(r.problems[0].node, "b");  // in node order
+  EXPECT_EQ(r.problems[0].kind, cut::Kind::kUnreadableMeta);
+  EXPECT_EQ(r.problems[0].detail, "b.smf: cut short");
+  // A cut the node's readable files name is not in doubt.
+  auto named = OneConsistentCut(id);
+  cut::ApplyKeptIncrements({{"b", {{id, "snap", 3}}, {"b.smf: cut short"}}}, {"b"}, &named);
+  EXPECT_EQ(named.cuts[0].status, cut::CutStatus::kConsistent);
+}
+
+}  // namespace
