@@ -152,6 +152,139 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
   out->Write(std::string_view(b.data(), b.size()));
 }
 
+// One dump: every input read in passes (one, or more with --follow), each pass from
+// where the previous one stopped.
+class DumpRun {
+ public:
+  DumpRun(const DumpOptions& o, Output& output, std::vector<WalInput> inputs)
+      : o_(o), output_(output), inputs_(std::move(inputs)), filter_(o), resume_(inputs_.size()),
+        started_(inputs_.size(), false) {
+    format_.values = o.values;
+  }
+
+  // Reads what is new in every input; returns whether there was any record. In --follow
+  // mode the torn tail of a live WAL is a record still being written: reported only on
+  // the final pass.
+  bool Pass(bool final_pass) {
+    bool news = false;
+    for (size_t i = 0; i < inputs_.size() && !limit_reached_; ++i) news = PassInput(i, final_pass) || news;
+    return news;
+  }
+  bool limit_reached() const { return limit_reached_; }
+  const Totals& totals() const { return totals_; }
+
+ private:
+  wal::ReaderOptions ReaderOptionsFor(size_t i) const {
+    wal::ReaderOptions ro;
+    ro.verify_checksums = o_.verify;
+    // The table needs only the framing: checksums are verified, payloads not decoded.
+    ro.decode = !o_.stats || o_.tx || o_.partition || o_.key || o_.cut;
+    if (started_[i]) {
+      ro.from = resume_[i];
+      ro.from_is_boundary = true;
+    } else if (o_.from) {
+      ro.from = *o_.from;
+    }
+    return ro;
+  }
+
+  void Report(size_t i, const wal::Issue& issue, std::vector<wal::Issue>* torn) {
+    if (issue.kind == wal::IssueKind::kTornTail) {
+      torn->push_back(issue);
+      return;
+    }
+    // A resumed follow pass sees sequence issues (and a live Ignite work file's stale
+    // bytes) again; report each once.
+    if (started_[i] && (issue.kind == wal::IssueKind::kMissingSegment ||
+                        issue.kind == wal::IssueKind::kDuplicateSegment ||
+                        issue.kind == wal::IssueKind::kRedundantCopy || issue.kind == wal::IssueKind::kStaleBytes)) {
+      return;
+    }
+    if (!issue.IsError()) {
+      if (!o_.quiet) output_.Warning("{}", issue.ToString());
+      return;
+    }
+    ++totals_.errors;
+    if (issue.kind == wal::IssueKind::kIoError) ++totals_.io_errors;
+    output_.Error("{}", issue.ToString());
+  }
+
+  // Counts or prints one record that matched.
+  void Show(const WalInput& in, const Record& rec, bool partial) {
+    if (o_.stats) {
+      auto& s = totals_.by_type[rec.type];
+      totals_.ignite[rec.type] = totals_.ignite[rec.type] || wal::IsIgnite(rec.format);
+      ++s.count;
+      s.bytes += rec.size;
+    } else if (!o_.quiet) {
+      format_.entries = partial ? &entries_ : nullptr;
+      line_.clear();
+      if (o_.json) {
+        AppendRecordJson(in.node, rec, format_, &line_);
+      } else {
+        AppendRecordText(in.node, rec, format_, &line_);
+      }
+      output_.out->Write(std::string_view(line_.data(), line_.size()));
+    }
+  }
+
+  bool PassInput(size_t i, bool final_pass) {
+    const WalInput& in = inputs_[i];
+    const wal::ReaderOptions ro = ReaderOptionsFor(i);
+    std::vector<wal::Issue> torn;
+    auto reporter = [this, i, &torn](const wal::Issue& issue) { Report(i, issue, &torn); };
+    std::unique_ptr<wal::WalReader> reader;
+    if (!in.files.empty()) {
+      reader = wal::WalReader::OpenFiles(in.files, ro, reporter);
+    } else {
+      auto r = wal::WalReader::OpenDirectory(in.wal_dir, ro, reporter);
+      if (!r.ok()) {
+        output_.Error("{}", r.status().message());
+        ++totals_.io_errors;
+        ++totals_.errors;
+        return false;
+      }
+      reader = std::move(r).value();
+    }
+    bool news = false;
+    const Record* rec = nullptr;
+    if (o_.limit && totals_.shown >= *o_.limit) limit_reached_ = true;
+    while (!limit_reached_ && reader->Next(&rec)) {
+      if (o_.to && !(rec->ptr < *o_.to)) break;
+      news = true;
+      bool partial = false;
+      if (!filter_.Match(*rec, &entries_, &partial)) continue;
+      ++totals_.shown;
+      Show(in, *rec, partial);
+      // The limit, or the reader of our output went away.
+      if ((o_.limit && totals_.shown >= *o_.limit) || !output_.out->good()) limit_reached_ = true;
+    }
+    totals_.segments += reader->segments_read() - (started_[i] && reader->segments_read() > 0);
+    // A pass that read nothing leaves the resume point where it was.
+    if (reader->end() != wal::Pointer{}) resume_[i] = reader->end();
+    started_[i] = true;
+    if (final_pass || !o_.follow) {
+      for (const auto& t : torn) {
+        ++totals_.torn_tails;
+        if (!o_.quiet) output_.Warning("{}", t.ToString());
+      }
+    }
+    return news;
+  }
+
+  const DumpOptions& o_;
+  Output& output_;
+  const std::vector<WalInput> inputs_;
+  Filter filter_;
+  Totals totals_;
+  RecordFormat format_;
+  std::vector<uint32_t> entries_;
+  fmt::memory_buffer line_;
+  bool limit_reached_ = false;
+  std::vector<wal::Pointer> resume_;
+  std::vector<bool> started_;
+};
+
 }  // namespace
 
 int RunDump(const DumpOptions& o, Output& output) {
@@ -160,133 +293,26 @@ int RunDump(const DumpOptions& o, Output& output) {
     output.Error("{}", resolved.status().message());
     return kExitUnreadable;
   }
-  std::vector<WalInput> inputs = std::move(resolved->nodes);
-  Filter filter(o);
-  Totals totals;
-  RecordFormat format;
-  format.values = o.values;
-  std::vector<uint32_t> entries;
-  fmt::memory_buffer line;
-  bool limit_reached = false;
-  std::vector<wal::Pointer> resume(inputs.size());
-  std::vector<bool> started(inputs.size(), false);
-
-  auto now = [] { return std::chrono::steady_clock::now(); };
-  auto last_news = now();
-
-  // One pass over every input from where the previous pass stopped. In --follow mode the
-  // torn tail of a live WAL is a record still being written: not reported until the end.
-  auto pass = [&](bool final_pass) -> bool {
-    bool news = false;
-    for (size_t i = 0; i < inputs.size() && !limit_reached; ++i) {
-      const WalInput& in = inputs[i];
-      wal::ReaderOptions ro;
-      ro.verify_checksums = o.verify;
-      // The table needs only the framing: checksums are verified, payloads not decoded.
-      ro.decode = !o.stats || o.tx || o.partition || o.key || o.cut;
-      if (started[i]) {
-        ro.from = resume[i];
-        ro.from_is_boundary = true;
-      } else if (o.from) {
-        ro.from = *o.from;
-      }
-      std::vector<wal::Issue> torn;
-      auto reporter = [&](const wal::Issue& issue) {
-        if (issue.kind == wal::IssueKind::kTornTail) {
-          torn.push_back(issue);
-          return;
-        }
-        // A resumed follow pass sees sequence issues (and a live Ignite work file's stale
-        // bytes) again; report each once.
-        if (started[i] && (issue.kind == wal::IssueKind::kMissingSegment ||
-                           issue.kind == wal::IssueKind::kDuplicateSegment ||
-                           issue.kind == wal::IssueKind::kRedundantCopy ||
-                           issue.kind == wal::IssueKind::kStaleBytes)) {
-          return;
-        }
-        if (!issue.IsError()) {
-          if (!o.quiet) output.Warning("{}", issue.ToString());
-          return;
-        }
-        ++totals.errors;
-        if (issue.kind == wal::IssueKind::kIoError) ++totals.io_errors;
-        output.Error("{}", issue.ToString());
-      };
-      std::unique_ptr<wal::WalReader> reader;
-      if (!in.files.empty()) {
-        reader = wal::WalReader::OpenFiles(in.files, ro, reporter);
-      } else {
-        auto r = wal::WalReader::OpenDirectory(in.wal_dir, ro, reporter);
-        if (!r.ok()) {
-          output.Error("{}", r.status().message());
-          ++totals.io_errors;
-          ++totals.errors;
-          continue;
-        }
-        reader = std::move(r).value();
-      }
-      const Record* rec = nullptr;
-      if (o.limit && totals.shown >= *o.limit) limit_reached = true;
-      while (!limit_reached && reader->Next(&rec)) {
-        if (o.to && !(rec->ptr < *o.to)) break;
-        news = true;
-        bool partial = false;
-        if (!filter.Match(*rec, &entries, &partial)) continue;
-        ++totals.shown;
-        if (o.stats) {
-          auto& s = totals.by_type[rec->type];
-          totals.ignite[rec->type] = totals.ignite[rec->type] || wal::IsIgnite(rec->format);
-          ++s.count;
-          s.bytes += rec->size;
-        } else if (!o.quiet) {
-          format.entries = partial ? &entries : nullptr;
-          line.clear();
-          if (o.json) {
-            AppendRecordJson(in.node, *rec, format, &line);
-          } else {
-            AppendRecordText(in.node, *rec, format, &line);
-          }
-          output.out->Write(std::string_view(line.data(), line.size()));
-        }
-        if (o.limit && totals.shown >= *o.limit) {
-          limit_reached = true;
-          break;
-        }
-        if (!output.out->good()) {
-          limit_reached = true;  // the reader of our output went away
-          break;
-        }
-      }
-      totals.segments += reader->segments_read() - (started[i] && reader->segments_read() > 0);
-      // A pass that read nothing leaves the resume point where it was.
-      if (reader->end() != wal::Pointer{}) resume[i] = reader->end();
-      started[i] = true;
-      if (final_pass || !o.follow) {
-        for (const auto& t : torn) {
-          ++totals.torn_tails;
-          if (!o.quiet) output.Warning("{}", t.ToString());
-        }
-      }
-    }
-    return news;
-  };
-
-  pass(!o.follow);
+  const size_t nodes = resolved->nodes.size();
+  DumpRun run(o, output, std::move(resolved->nodes));
+  run.Pass(!o.follow);
   if (o.follow) {
+    auto now = [] { return std::chrono::steady_clock::now(); };
+    auto last_news = now();
     output.out->Flush();
-    while (!limit_reached && !(o.stop && o.stop->load())) {
+    while (!run.limit_reached() && !(o.stop && o.stop->load())) {
       std::this_thread::sleep_for(std::chrono::duration<double>(o.follow_interval));
-      if (pass(false)) {
+      if (run.Pass(false)) {
         last_news = now();
         output.out->Flush();
-      } else if (o.follow_idle &&
-                 std::chrono::duration<double>(now() - last_news).count() >= *o.follow_idle) {
+      } else if (o.follow_idle && std::chrono::duration<double>(now() - last_news).count() >= *o.follow_idle) {
         break;
       }
     }
-    pass(true);
+    run.Pass(true);
   }
-  if (o.stats && !o.quiet) PrintStats(totals, inputs.size(), o.json, output.out);
+  const Totals& totals = run.totals();
+  if (o.stats && !o.quiet) PrintStats(totals, nodes, o.json, output.out);
   output.out->Flush();
   if (totals.io_errors > 0) return kExitUnreadable;
   if (totals.errors > 0) return kExitProblems;
