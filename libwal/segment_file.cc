@@ -251,45 +251,13 @@ Status MapOrRead(const std::string& path, bool lazy, void** map, size_t* size, s
 Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool stream) {
   if (file.zip && !stream) {
     // Read whole: the stream, run to its end.
-    auto s = Load(file, lazy, true);
+    auto s = OpenStream(file);
     if (!s.ok()) return s.status();
     s->Fill(kMaxSegmentSize);
     if (!s->damage().empty()) return Status::Corruption(fmt::format("\"{}\": {}", file.path, s->damage()));
     return s;
   }
-  if ((file.compressed || file.zip) && stream) {
-    auto st = std::make_unique<Stream>();
-    st->path = file.path;
-    if (file.memory) {
-      st->in_memory = file.memory;
-      st->in = file.memory->data();
-      st->in_size = file.memory->size();
-    } else {
-      std::string read;
-      WAL_RETURN_IF_ERROR(MapOrRead(file.path, true, &st->in_map, &st->in_size, &read));
-      if (st->in_map != nullptr) {
-        st->in = static_cast<const char*>(st->in_map);
-      } else {
-        st->in_memory = std::make_shared<const std::string>(std::move(read));
-        st->in = st->in_memory->data();
-      }
-    }
-    if (file.zip) {
-      auto zip = ZipEntryStream::Open(std::string_view(st->in, st->in_size));
-      if (!zip.ok()) return Status(zip.status().code(), fmt::format("\"{}\": {}", file.path, zip.status().message()));
-      st->zip = std::move(zip).value();
-    } else if (LZ4F_isError(LZ4F_createDecompressionContext(&st->dctx, LZ4F_VERSION))) {
-      return Status::Internal("cannot create an lz4 decompression context");
-    }
-    void* out = mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (out == MAP_FAILED) return Status::IoError(fmt::format("cannot reserve memory for \"{}\": {}", file.path, strerror(errno)));
-    st->out = static_cast<char*>(out);
-    SegmentBytes s;
-    s.data_ = st->out;
-    s.size_ = 0;
-    s.stream_ = std::move(st);
-    return s;
-  }
+  if ((file.compressed || file.zip) && stream) return OpenStream(file);
   if (file.memory) {
     if (!file.compressed) return FromString(*file.memory);
     auto plain = DecompressLz4Frame(*file.memory, kMaxSegmentSize);
@@ -299,6 +267,44 @@ Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool
     }
     return FromString(std::move(plain).value());
   }
+  return ReadFile(file, lazy);
+}
+
+Result<SegmentBytes> SegmentBytes::OpenStream(const SegmentFile& file) {
+  auto st = std::make_unique<Stream>();
+  st->path = file.path;
+  if (file.memory) {
+    st->in_memory = file.memory;
+    st->in = file.memory->data();
+    st->in_size = file.memory->size();
+  } else {
+    std::string read;
+    WAL_RETURN_IF_ERROR(MapOrRead(file.path, true, &st->in_map, &st->in_size, &read));
+    if (st->in_map != nullptr) {
+      st->in = static_cast<const char*>(st->in_map);
+    } else {
+      st->in_memory = std::make_shared<const std::string>(std::move(read));
+      st->in = st->in_memory->data();
+    }
+  }
+  if (file.zip) {
+    auto zip = ZipEntryStream::Open(std::string_view(st->in, st->in_size));
+    if (!zip.ok()) return Status(zip.status().code(), fmt::format("\"{}\": {}", file.path, zip.status().message()));
+    st->zip = std::move(zip).value();
+  } else if (LZ4F_isError(LZ4F_createDecompressionContext(&st->dctx, LZ4F_VERSION))) {
+    return Status::Internal("cannot create an lz4 decompression context");
+  }
+  void* out = mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (out == MAP_FAILED) return Status::IoError(fmt::format("cannot reserve memory for \"{}\": {}", file.path, strerror(errno)));
+  st->out = static_cast<char*>(out);
+  SegmentBytes s;
+  s.data_ = st->out;
+  s.size_ = 0;
+  s.stream_ = std::move(st);
+  return s;
+}
+
+Result<SegmentBytes> SegmentBytes::ReadFile(const SegmentFile& file, bool lazy) {
   int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return Status::IoError(fmt::format("cannot open \"{}\": {}", file.path, strerror(errno)));

@@ -112,6 +112,10 @@ class SegmentBytes {
   bool streaming() const { return stream_ != nullptr; }
 
  private:
+  // Load's cases: an LZ4 or zip segment decompressed as it is read; a file mapped (or
+  // read, or decompressed whole).
+  static Result<SegmentBytes> OpenStream(const SegmentFile& file);
+  static Result<SegmentBytes> ReadFile(const SegmentFile& file, bool lazy);
   struct Stream;
   void Release();
   bool Decompress(size_t upto);
