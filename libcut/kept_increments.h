@@ -25,13 +25,17 @@ struct NodeKept {
   std::string node;
   std::vector<KeptIncrement> kept;
   std::vector<std::string> unreadable;
+  std::string consistent_id;          // the node's own, when its metadata says
+  std::vector<std::string> baseline;  // every node its snapshots were taken on (consistent ids)
 };
 
 // For each consistent cut of `report`: when every node of `nodes` keeps it, it takes
 // that increment's snapshot and index; when one does not and none of those has an
 // unreadable file, it is incomplete (not-kept); otherwise it is unverifiable
-// (unreadable-metadata). Each unreadable file is also a problem of its node, placed in
-// the order of `node_order` (the nodes' names, as the report's problems are).
+// (unreadable-metadata). Each unreadable file is also a problem of its node, and each
+// baseline node of the snapshots none of `nodes` is (by consistent id, or by the folder
+// Ignite names for it) is a problem (not-given), in the order of `node_order` (the
+// nodes' names, as the report's problems are).
 void ApplyKeptIncrements(const std::vector<NodeKept>& nodes, const std::vector<std::string>& node_order,
                          ClusterReport* report);
 

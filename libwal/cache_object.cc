@@ -101,9 +101,13 @@ std::string BinaryObject(std::string_view b) {
 }  // namespace
 
 std::string Hex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (char c : bytes) out += fmt::format("{:02x}", static_cast<uint8_t>(c));
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(bytes.size() * 2, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const auto b = static_cast<uint8_t>(bytes[i]);
+    out[2 * i] = kDigits[b >> 4];
+    out[2 * i + 1] = kDigits[b & 15];
+  }
   return out;
 }
 

@@ -53,6 +53,7 @@ struct Value {
 struct Object {
   int cls = -1;
   std::vector<std::pair<std::string, Value>> fields;  // of every class, topmost first
+  std::vector<Value> written;  // what a writeObject method wrote after them (a set's elements)
 };
 
 class JavaStream {
@@ -112,7 +113,9 @@ class JavaStream {
   }
   bool ReadClassDesc(int* out, int depth);
   bool ReadClassData(int cls, int object, int depth);
-  bool SkipToEndBlock(int depth);
+  // Annotations and custom data after the fields: block data and objects, to the end
+  // mark; the objects into `*values` when given.
+  bool SkipToEndBlock(int depth, std::vector<Value>* values = nullptr);
 
   std::string_view b_;
   size_t pos_ = 0;
@@ -133,7 +136,7 @@ bool JavaStream::ReadClassDesc(int* out, int depth) {
     return true;
   }
   if (tag == kTcReference) {
-    Value::Kind kind;
+    Value::Kind kind = Value::kNull;
     if (!Handle(&kind, out)) return false;
     return kind == Value::kPrimitive || Fail("reference to a class is not to a class");
   }
@@ -165,8 +168,7 @@ bool JavaStream::ReadClassDesc(int* out, int depth) {
   return true;
 }
 
-// Annotations and custom data after the fields: block data and objects, to the end mark.
-bool JavaStream::SkipToEndBlock(int depth) {
+bool JavaStream::SkipToEndBlock(int depth, std::vector<Value>* values) {
   for (;;) {
     if (pos_ >= b_.size()) return Fail("cut short");
     const auto tag = static_cast<uint8_t>(b_[pos_]);
@@ -182,8 +184,9 @@ bool JavaStream::SkipToEndBlock(int depth) {
       pos_ += n;
       continue;
     }
-    Value skipped;
-    if (!ReadValue(&skipped, depth + 1)) return false;
+    Value v;
+    if (!ReadValue(&v, depth + 1)) return false;
+    if (values != nullptr && values->size() < kMaxHandles) values->push_back(std::move(v));
   }
 }
 
@@ -208,7 +211,10 @@ bool JavaStream::ReadClassData(int cls, int object, int depth) {
       }
       objects_[static_cast<size_t>(object)].fields.emplace_back(f.name, std::move(v));
     }
-    if ((c.flags & kScWriteMethod) && !SkipToEndBlock(depth)) return false;
+    std::vector<Value> written;
+    if ((c.flags & kScWriteMethod) && !SkipToEndBlock(depth, &written)) return false;
+    auto& into = objects_[static_cast<size_t>(object)].written;
+    into.insert(into.end(), std::make_move_iterator(written.begin()), std::make_move_iterator(written.end()));
   }
   return true;
 }
@@ -222,7 +228,7 @@ bool JavaStream::ReadValue(Value* out, int depth) {
     case kTcString:
     case kTcLongString: return ReadString(static_cast<uint8_t>(tag), out);
     case kTcReference: {
-      Value::Kind kind;
+      Value::Kind kind = Value::kNull;
       int index = 0;
       if (!Handle(&kind, &index)) return false;
       if (kind == Value::kString) {
@@ -241,7 +247,7 @@ bool JavaStream::ReadValue(Value* out, int depth) {
       if (!ReadClassDesc(&cls, depth + 1)) return false;
       if (cls < 0) return Fail("object of no class");
       const int index = static_cast<int>(objects_.size());
-      objects_.push_back({cls, {}});
+      objects_.push_back({cls, {}, {}});
       if (!NewHandle(Value::kObject, index) || !ReadClassData(cls, index, depth)) return false;
       out->kind = Value::kObject;
       out->object = index;
@@ -297,50 +303,131 @@ Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes) {
   return m;
 }
 
-IgniteNodeIncrements ReadIgniteIncrements(const std::string& work_dir, const std::string& folder) {
-  IgniteNodeIncrements out;
+Result<IgniteSnapshotMeta> ParseIgniteSnapshotMeta(std::string_view bytes) {
+  JavaStream s(bytes);
+  Value top;
+  if (!s.Magic() || !s.ReadValue(&top, 0)) return Status::Corruption(s.error());
+  if (!s.AtEnd()) return Status::Corruption(fmt::format("offset {}: bytes after the metadata", s.pos()));
+  if (top.kind != Value::kObject || !s.cls(s.object(top.object).cls).name.ends_with(".SnapshotMetadata")) {
+    return Status::Corruption("not a SnapshotMetadata");
+  }
+  const Object& o = s.object(top.object);
+  IgniteSnapshotMeta m;
+  const Value* name = FieldOf(o, "snpName");
+  const Value* cons = FieldOf(o, "consId");
+  const Value* folder = FieldOf(o, "folderName");
+  const Value* blt = FieldOf(o, "bltNodes");
+  if (!name || name->kind != Value::kString) return Status::Corruption("no snpName");
+  if (!cons || cons->kind != Value::kString) return Status::Corruption("no consId");
+  if (!folder || folder->kind != Value::kString) return Status::Corruption("no folderName");
+  if (!blt || blt->kind != Value::kObject) return Status::Corruption("no bltNodes");
+  m.snapshot = name->text;
+  m.consistent_id = cons->text;
+  m.folder = folder->text;
+  for (const Value& v : s.object(blt->object).written) {
+    if (v.kind != Value::kString) return Status::Corruption("bltNodes holds something else than names");
+    m.baseline.push_back(v.text);
+  }
+  if (m.baseline.empty()) return Status::Corruption("bltNodes is empty");
+  std::sort(m.baseline.begin(), m.baseline.end());
+  return m;
+}
+
+namespace {
+
+// Each increments/<16 digits>/<folder>.smf of one snapshot directory.
+void ListSmf(const fs::path& snapshot, const std::string& folder, std::vector<fs::path>* files,
+             std::vector<std::string>* unreadable) {
   std::error_code ec;
-  std::vector<fs::path> files;
-  for (const auto& snap : fs::directory_iterator(fs::path(work_dir) / "snapshots", ec)) {
+  for (const auto& inc : fs::directory_iterator(snapshot / "increments", ec)) {
+    const std::string name = inc.path().filename().string();
+    if (name.size() != 16 || !std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(c); })) {
+      continue;
+    }
     std::error_code ec2;
-    for (const auto& inc : fs::directory_iterator(snap.path() / "increments", ec2)) {
-      const std::string name = inc.path().filename().string();
-      if (name.size() != 16 || !std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(c); })) {
-        continue;
-      }
-      fs::path smf = inc.path() / (folder + ".smf");
-      if (fs::exists(smf, ec2)) files.push_back(std::move(smf));
-    }
-    if (ec2 && ec2 != std::errc::no_such_file_or_directory && ec2 != std::errc::not_a_directory) {
-      out.unreadable.push_back(fmt::format("{}: {}", (snap.path() / "increments").string(), ec2.message()));
-    }
+    fs::path smf = inc.path() / (folder + ".smf");
+    if (fs::exists(smf, ec2)) files->push_back(std::move(smf));
   }
-  if (ec && ec != std::errc::no_such_file_or_directory) {
-    out.unreadable.push_back(fmt::format("{}: {}", (fs::path(work_dir) / "snapshots").string(), ec.message()));
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+    unreadable->push_back(fmt::format("{}: {}", (snapshot / "increments").string(), ec.message()));
   }
+}
+
+// The full snapshot's metadata of the node (<snapshot>/<folder>.smf): the baseline.
+void ReadBaseline(const fs::path& snapshot, const std::string& folder, IgniteNodeIncrements* out) {
+  std::error_code ec;
+  const fs::path smf = snapshot / (folder + ".smf");
+  if (!fs::exists(smf, ec)) return;
+  auto bytes = ReadFileToString(smf.string(), kMaxSmfBytes);
+  if (!bytes.ok()) {
+    out->unreadable.push_back(bytes.status().message());
+    return;
+  }
+  auto meta = ParseIgniteSnapshotMeta(*bytes);
+  if (!meta.ok()) {
+    out->unreadable.push_back(fmt::format("{}: {}", smf.string(), meta.status().message()));
+    return;
+  }
+  if (meta->folder != folder) {
+    out->unreadable.push_back(fmt::format("{}: the metadata of node folder {}, not {}", smf.string(), meta->folder,
+                                          folder));
+    return;
+  }
+  out->consistent_id = meta->consistent_id;
+  for (auto& n : meta->baseline) {
+    if (std::find(out->baseline.begin(), out->baseline.end(), n) == out->baseline.end()) out->baseline.push_back(n);
+  }
+  std::sort(out->baseline.begin(), out->baseline.end());
+}
+
+void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeIncrements* out) {
   std::sort(files.begin(), files.end());
   for (const auto& smf : files) {
     const std::string path = smf.string();
     auto bytes = ReadFileToString(path, kMaxSmfBytes);
     if (!bytes.ok()) {
-      out.unreadable.push_back(bytes.status().message());
+      out->unreadable.push_back(bytes.status().message());
       continue;
     }
     auto meta = ParseIgniteIncrementMeta(*bytes);
     if (!meta.ok()) {
-      out.unreadable.push_back(fmt::format("{}: {}", path, meta.status().message()));
+      out->unreadable.push_back(fmt::format("{}: {}", path, meta.status().message()));
       continue;
     }
-    const std::string snapshot = smf.parent_path().parent_path().parent_path().filename().string();
+    const fs::path snapshot = fs::absolute(smf).lexically_normal().parent_path().parent_path().parent_path();
     const uint64_t index = std::stoull(smf.parent_path().filename().string());
-    if (meta->snapshot != snapshot || meta->index != index || meta->folder != folder) {
-      out.unreadable.push_back(fmt::format("{}: names increment {} of snapshot '{}' on {}, not what its path says",
-                                           path, meta->index, meta->snapshot, meta->folder));
+    if (meta->snapshot != snapshot.filename().string() || meta->index != index || meta->folder != folder) {
+      out->unreadable.push_back(fmt::format("{}: names increment {} of snapshot '{}' on {}, not what its path says",
+                                            path, meta->index, meta->snapshot, meta->folder));
       continue;
     }
-    out.kept.push_back({std::move(meta).value(), path});
+    out->kept.push_back({std::move(meta).value(), path});
   }
+}
+
+}  // namespace
+
+IgniteNodeIncrements ReadIgniteIncrements(const std::string& work_dir, const std::string& folder) {
+  IgniteNodeIncrements out;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& snap : fs::directory_iterator(fs::path(work_dir) / "snapshots", ec)) {
+    ReadBaseline(snap.path(), folder, &out);
+    ListSmf(snap.path(), folder, &files, &out.unreadable);
+  }
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    out.unreadable.push_back(fmt::format("{}: {}", (fs::path(work_dir) / "snapshots").string(), ec.message()));
+  }
+  ReadSmf(std::move(files), folder, &out);
   return out;
+}
+
+void ReadIgniteSnapshotIncrements(const std::string& snapshot_dir, const std::string& folder,
+                                  IgniteNodeIncrements* out) {
+  std::vector<fs::path> files;
+  ReadBaseline(snapshot_dir, folder, out);
+  ListSmf(snapshot_dir, folder, &files, &out->unreadable);
+  ReadSmf(std::move(files), folder, out);
 }
 
 }  // namespace wal

@@ -28,8 +28,18 @@ struct IgniteIncrementMeta {
 // are no Java stream of an IncrementalSnapshotMetadata, or lack one of its fields.
 Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes);
 
+// The metadata of a full snapshot on one node (snapshots/<name>/<folder>.smf): whose it is
+// and the cluster's baseline (consistent ids) when it was taken.
+struct IgniteSnapshotMeta {
+  std::string snapshot;
+  std::string consistent_id;
+  std::string folder;
+  std::vector<std::string> baseline;  // sorted
+};
+Result<IgniteSnapshotMeta> ParseIgniteSnapshotMeta(std::string_view bytes);
+
 // A node's kept increments: every snapshots/*/increments/<16 digits>/<folder>.smf under
-// its work directory. `unreadable` names each such file that cannot be read, is no
+// its work directory, and the baseline of snapshots/*/<folder>.smf. `unreadable` names each such file that cannot be read, is no
 // metadata, or disagrees with where it lies (another snapshot, index or folder than its
 // path), with why: "<path>: <why>".
 struct IgniteNodeIncrements {
@@ -39,7 +49,15 @@ struct IgniteNodeIncrements {
   };
   std::vector<Kept> kept;
   std::vector<std::string> unreadable;
+  // From the full snapshots' metadata (<snapshot>/<folder>.smf): the node's consistent id
+  // and every baseline node of those snapshots (sorted); empty when there is none.
+  std::string consistent_id;
+  std::vector<std::string> baseline;
 };
 IgniteNodeIncrements ReadIgniteIncrements(const std::string& work_dir, const std::string& folder);
+// The same for one snapshot directory (snapshots/<name>, or a copy of it): its
+// increments/<16 digits>/<folder>.smf; read as `*out` says.
+void ReadIgniteSnapshotIncrements(const std::string& snapshot_dir, const std::string& folder,
+                                  IgniteNodeIncrements* out);
 
 }  // namespace wal

@@ -62,33 +62,69 @@ fs::path IgniteWalRoot(const fs::path& p) {
   return {};
 }
 
+// Adds the name of each directory in `dir` (but `except`) to `folders`, once.
+void AddFolders(const fs::path& dir, std::vector<std::string>* folders, const std::string& except = "") {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string f = entry.path().filename().string();
+    if (entry.is_directory() && f != except && std::find(folders->begin(), folders->end(), f) == folders->end()) {
+      folders->push_back(f);
+    }
+  }
+}
+
+// Node folder `f` of Ignite input, read from those of `dirs` that exist, in their order.
+WalInput IgniteNode(const std::string& f, const std::vector<fs::path>& dirs) {
+  std::error_code ec;
+  std::vector<std::string> existing;
+  for (const auto& d : dirs) {
+    if (fs::is_directory(d, ec)) existing.push_back(d.string());
+  }
+  WalInput in;
+  in.node = f;
+  in.wal_dir = wal::WalLocation(std::move(existing));
+  in.ignite = true;
+  return in;
+}
+
 // Each node folder of an Ignite db/wal (its consistent id's folder), in name order: the
 // node's WAL is its archive folder, then its work folder (segment_file.h, WalLocation).
 std::vector<WalInput> IgniteNodes(const fs::path& root) {
   std::vector<std::string> folders;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root, ec)) {
-    if (entry.is_directory() && entry.path().filename() != "archive") {
-      folders.push_back(entry.path().filename().string());
-    }
-  }
-  for (const auto& entry : fs::directory_iterator(root / "archive", ec)) {
-    const std::string f = entry.path().filename().string();
-    if (entry.is_directory() && std::find(folders.begin(), folders.end(), f) == folders.end()) folders.push_back(f);
-  }
+  AddFolders(root, &folders, "archive");
+  AddFolders(root / "archive", &folders);
   std::sort(folders.begin(), folders.end(), NaturalLess);
   std::vector<WalInput> nodes;
   for (const auto& f : folders) {
-    std::vector<std::string> dirs;
-    for (const fs::path& d : {root / "archive" / f, root / f}) {
-      if (fs::is_directory(d, ec)) dirs.push_back(d.string());
-    }
-    WalInput in;
-    in.node = f;
-    in.wal_dir = wal::WalLocation(std::move(dirs));
-    in.ignite = true;
-    in.ignite_work = root.parent_path().parent_path().string();
-    nodes.push_back(std::move(in));
+    nodes.push_back(IgniteNode(f, {root / "archive" / f, root / f}));
+    nodes.back().ignite_work = root.parent_path().parent_path().string();
+  }
+  return nodes;
+}
+
+bool IsIncrementName(const std::string& name) {
+  return name.size() == 16 && std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(c); });
+}
+
+// An Ignite snapshot directory (snapshots/<name>): each node folder its increments keep a
+// WAL of (increments/<16 digits>/db/wal/<folder>), read from every increment in order;
+// none when `p` is no such directory.
+std::vector<WalInput> IgniteSnapshotNodes(const fs::path& p) {
+  std::error_code ec;
+  std::vector<fs::path> increments;
+  for (const auto& entry : fs::directory_iterator(p / "increments", ec)) {
+    if (entry.is_directory() && IsIncrementName(entry.path().filename().string())) increments.push_back(entry.path());
+  }
+  std::sort(increments.begin(), increments.end());
+  std::vector<std::string> folders;
+  for (const auto& inc : increments) AddFolders(inc / "db" / "wal", &folders);
+  std::sort(folders.begin(), folders.end(), NaturalLess);
+  std::vector<WalInput> nodes;
+  for (const auto& f : folders) {
+    std::vector<fs::path> dirs;
+    for (const auto& inc : increments) dirs.push_back(inc / "db" / "wal" / f);
+    nodes.push_back(IgniteNode(f, dirs));
+    nodes.back().ignite_snapshot = p.string();
   }
   return nodes;
 }
@@ -109,9 +145,15 @@ std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<Wal
   std::vector<cut::NodeKept> out;
   for (const auto& in : inputs) {
     std::error_code ec;
-    if (!in.ignite || in.ignite_work.empty() || !fs::exists(fs::path(in.ignite_work) / "snapshots", ec)) continue;
-    const wal::IgniteNodeIncrements read = wal::ReadIgniteIncrements(in.ignite_work, in.node);
-    cut::NodeKept node{in.node, {}, read.unreadable};
+    wal::IgniteNodeIncrements read;
+    if (!in.ignite_snapshot.empty()) {
+      wal::ReadIgniteSnapshotIncrements(in.ignite_snapshot, in.node, &read);
+    } else if (in.ignite && !in.ignite_work.empty() && fs::exists(fs::path(in.ignite_work) / "snapshots", ec)) {
+      read = wal::ReadIgniteIncrements(in.ignite_work, in.node);
+    } else {
+      continue;
+    }
+    cut::NodeKept node{in.node, {}, read.unreadable, read.consistent_id, read.baseline};
     for (const auto& k : read.kept) node.kept.push_back({k.meta.request_id, k.meta.snapshot, k.meta.index});
     out.push_back(std::move(node));
   }
@@ -150,15 +192,19 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
     fs::path abs = fs::absolute(p).lexically_normal();
     if (abs.filename().empty()) abs = abs.parent_path();
     if (fs::is_directory(p / "wal")) {
-      inputs.push_back({abs.filename().string(), (p / "wal").string(), {}, false, {}});
+      inputs.push_back({abs.filename().string(), (p / "wal").string(), {}, false, {}, {}});
       continue;
     }
     if (HasSegments(p)) {
-      inputs.push_back({NodeOfWalDir(abs), p.string(), {}, false, {}});
+      inputs.push_back({NodeOfWalDir(abs), p.string(), {}, false, {}, {}});
       continue;
     }
     if (fs::path root = IgniteWalRoot(p); !root.empty()) {
       for (auto& n : IgniteNodes(root)) inputs.push_back(std::move(n));
+      continue;
+    }
+    if (auto snapshot = IgniteSnapshotNodes(p); !snapshot.empty()) {
+      for (auto& n : snapshot) inputs.push_back(std::move(n));
       continue;
     }
     std::vector<std::string> nodes;
@@ -190,9 +236,10 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
     }
     if (nodes.empty()) {
       return wal::Status::InvalidArgument(fmt::format(
-          "\"{}\" is not a segment, WAL directory, node directory or cluster directory", arg));
+          "\"{}\" is not a segment, WAL directory, node directory, cluster directory, Apache Ignite work "
+          "directory or snapshot", arg));
     }
-    for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}, false, {}});
+    for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}, false, {}, {}});
   }
   return result;
 }

@@ -1,7 +1,8 @@
 // Turning the PATH arguments of a command into node WAL streams: a segment file, a
 // node's wal/ directory, a node directory, or a cluster directory (every server node,
 // in node order); of Apache Ignite, a WAL folder, a work directory (every node folder of
-// its db/wal, each read from its archive and work folders), or a directory of them.
+// its db/wal, each read from its archive and work folders), a directory of them, or a
+// snapshot directory (the WAL its increments keep, increments/*/db/wal/<folder>).
 #pragma once
 
 #include <string>
@@ -22,6 +23,7 @@ struct WalInput {
   std::vector<wal::SegmentFile> files; // set for a single segment file
   bool ignite = false;                 // a node of an Ignite work directory (archive + work folder)
   std::string ignite_work;             // that work directory (its snapshots/ hold the increments)
+  std::string ignite_snapshot;         // or the snapshot directory whose increments/ hold its WAL
 };
 
 struct WalInputs {

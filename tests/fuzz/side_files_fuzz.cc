@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as each of the side files walcut reads, chosen by the
 // first byte: cluster.json, snapshot.json, restore.json, a node summary, a partition data
-// file, Apache Ignite's increment metadata (.smf). Each reader must return a value or a Status, never crash, hang, or allocate
+// file, Apache Ignite's snapshot and increment metadata (.smf). Each reader must return a value or a Status, never crash, hang, or allocate
 // beyond the input's size; a value must survive its own writer and reader again.
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 5: {
       auto m = wal::ParseIgniteIncrementMeta(text);
       if (m.ok() && m->snapshot.size() > text.size()) __builtin_trap();
+      auto full = wal::ParseIgniteSnapshotMeta(text);
+      if (full.ok() && full->baseline.size() > text.size()) __builtin_trap();
       break;
     }
     default: {

@@ -3,13 +3,16 @@
 
 For a fixture made by tests/ignite/run: `walcut check --json FIXTURE/nodes` must find every
 increment Ignite completed, consistent, numbered as Ignite numbered it, and no attempt Ignite
-failed consistent (a node lacks its records, or, when every node wrote them, no .smf names it).
+failed consistent (a node lacks its records, or, when every node wrote them, no .smf names it); and
+the same from the nodes' snapshot directories alone (the WAL the increments keep).
 
 --self-test: a copy of the fixture where one node's Finish record moves a transaction from its
 included to its excluded set (CRC rewritten, so every frame is sound) must fail the check; a copy
 where one node's .smf of a completed increment is removed must make that cut not-kept, and one
-where another node's .smf of it is cut short must make it unverifiable and fail the check.
+where another node's .smf of it is cut short must make it unverifiable and fail the check; and
+leaving one node's directory out must fail the check (the snapshots' baseline names it).
 """
+import glob
 import json
 import os
 import shutil
@@ -25,7 +28,8 @@ class Mismatch(Exception):
 
 
 def run_check(walcut, nodes):
-    p = subprocess.run([walcut, "check", "--json", nodes], capture_output=True, text=True)
+    paths = nodes if isinstance(nodes, list) else [nodes]
+    p = subprocess.run([walcut, "check", "--json"] + paths, capture_output=True, text=True)
     try:
         doc = json.loads(p.stdout)
     except json.JSONDecodeError:
@@ -54,7 +58,7 @@ def check_fixture(walcut, fixture, nodes=None):
                            f"{c['status']}: {c['reason']} {json.dumps(c['violations'])[:1000]}")
         if c.get("increment") != inc["index"]:
             raise Mismatch(f"increment {inc['index']} ({inc['request_id']}): walcut numbers it {c.get('increment')}")
-    nodes_dir = nodes or os.path.join(fixture, "nodes")
+    nodes_dir = (nodes[0] if isinstance(nodes, list) else nodes) or os.path.join(fixture, "nodes")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "restored")
         for refused in (["gaps", "--close", nodes_dir], ["restore", nodes_dir, "--latest", "-o", out]):
@@ -163,16 +167,33 @@ def self_test_metadata(walcut, fixture):
               f"{problem[0]['detail']}")
 
 
+def self_test_baseline(walcut, fixture):
+    """One node's directory left out: the snapshots' baseline names it, so check must fail."""
+    works = sorted(glob.glob(os.path.join(fixture, "nodes", "*", "work")))
+    code, doc, err = run_check(walcut, works[:-1])
+    given = [p for p in doc["problems"] if p["kind"] == "not-given"]
+    if code == 0 or not given:
+        raise Mismatch(f"{works[-1]} left out: walcut check exit {code}, problems {doc['problems']}")
+    print(f"self-test: without {os.path.relpath(works[-1], fixture)}, exit {code}: {given[0]['node']}: "
+          f"{given[0]['detail']}")
+
+
 def main():
     args = sys.argv[1:]
     try:
         if args and args[0] == "--self-test":
             self_test(args[1], args[2])
             self_test_metadata(args[1], args[2])
+            self_test_baseline(args[1], args[2])
             print("self-test passed")
         else:
             n = check_fixture(args[0], args[1])
             print(f"{args[1]}: {n} increment(s) Ignite completed, each consistent and numbered alike")
+            # The same from the snapshot directories alone, one per node (the WAL its increments keep).
+            snapshots = sorted(glob.glob(os.path.join(args[1], "nodes", "*", "work", "snapshots", "*")))
+            if snapshots:
+                n = check_fixture(args[0], args[1], snapshots)
+                print(f"{args[1]}: from {len(snapshots)} snapshot directories, the same {n} increment(s)")
     except Mismatch as e:
         print(f"MISMATCH: {e}", file=sys.stderr)
         sys.exit(1)

@@ -94,6 +94,14 @@ TEST(IgniteIncrementMeta, AFileThatIsNotWhatItsPlaceSaysIsUnreadable) {
   fs::remove_all(tmp);
 }
 
+cut::NodeKept Node(std::string name, std::vector<cut::KeptIncrement> kept, std::vector<std::string> unreadable = {}) {
+  cut::NodeKept n;
+  n.node = std::move(name);
+  n.kept = std::move(kept);
+  n.unreadable = std::move(unreadable);
+  return n;
+}
+
 cut::ClusterReport OneConsistentCut(const wal::Uuid& id) {
   cut::ClusterReport r;
   r.cuts.emplace_back();
@@ -106,7 +114,7 @@ cut::ClusterReport OneConsistentCut(const wal::Uuid& id) {
 TEST(KeptIncrements, ACutEveryNodeKeepsTakesItsSnapshotAndIndex) {
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({{"a", {{id, "snap", 3}}, {}}, {"b", {{id, "snap", 3}}, {}}}, {"a", "b"}, &r);
+  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3}}), Node("b", {{id, "snap", 3}})}, {"a", "b"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kConsistent);
   EXPECT_EQ(r.cuts[0].base, "snap");
   EXPECT_EQ(r.cuts[0].increment, 3u);
@@ -116,7 +124,7 @@ TEST(KeptIncrements, ACutEveryNodeKeepsTakesItsSnapshotAndIndex) {
 TEST(KeptIncrements, ACutOneNodeDoesNotKeepIsNotKept) {
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({{"a", {{id, "snap", 3}}, {}}, {"b", {}, {}}}, {"a", "b"}, &r);
+  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3}}), Node("b", {})}, {"a", "b"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kIncomplete);
   EXPECT_FALSE(r.cuts[0].increment);
   ASSERT_EQ(r.cuts[0].violations.size(), 1u);
@@ -128,7 +136,7 @@ TEST(KeptIncrements, AnUnreadableFileMakesACutItMayNameUnverifiableAndIsAProblem
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
   r.problems.push_back({"c", cut::Kind::kReadErrors, "damage"});
-  cut::ApplyKeptIncrements({{"b", {}, {"b.smf: cut short"}}, {"a", {{id, "snap", 3}}, {}}}, {"a", "b", "c"}, &r);
+  cut::ApplyKeptIncrements({Node("b", {}, {"b.smf: cut short"}), Node("a", {{id, "snap", 3}})}, {"a", "b", "c"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kUnverifiable);
   ASSERT_EQ(r.cuts[0].violations.size(), 1u);
   EXPECT_EQ(r.cuts[0].violations[0].kind, cut::Kind::kUnreadableMeta);
@@ -138,8 +146,33 @@ TEST(KeptIncrements, AnUnreadableFileMakesACutItMayNameUnverifiableAndIsAProblem
   EXPECT_EQ(r.problems[0].detail, "b.smf: cut short");
   // A cut the node's readable files name is not in doubt.
   auto named = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({{"b", {{id, "snap", 3}}, {"b.smf: cut short"}}}, {"b"}, &named);
+  cut::ApplyKeptIncrements({Node("b", {{id, "snap", 3}}, {"b.smf: cut short"})}, {"b"}, &named);
   EXPECT_EQ(named.cuts[0].status, cut::CutStatus::kConsistent);
+}
+
+TEST(KeptIncrements, ABaselineNodeOfTheSnapshotThatIsNotGivenIsAProblem) {
+  const wal::Uuid id{1, 2};
+  auto r = OneConsistentCut(id);
+  cut::NodeKept a = Node("server_0", {{id, "snap", 1}});
+  a.consistent_id = "server-0";
+  a.baseline = {"server-0", "server-1", "server-2"};
+  cut::NodeKept b = Node("server_1", {{id, "snap", 1}});  // its own id unknown: matched by its folder
+  cut::ApplyKeptIncrements({a, b}, {"server_0", "server_1"}, &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].node, "server-2");
+  EXPECT_EQ(r.problems[0].kind, cut::Kind::kNotGiven);
+}
+
+TEST(IgniteIncrementMeta, TheFullSnapshotMetadataNamesTheBaseline) {
+  auto m = wal::ParseIgniteSnapshotMeta(Bytes(kWork + "/snapshots/snap/server_1.smf"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->snapshot, "snap");
+  EXPECT_EQ(m->consistent_id, "server-1");
+  EXPECT_EQ(m->folder, "server_1");
+  EXPECT_EQ(m->baseline, (std::vector<std::string>{"server-0", "server-1", "server-2"}));
+  auto read = wal::ReadIgniteIncrements(kWork, "server_1");
+  EXPECT_EQ(read.consistent_id, "server-1");
+  EXPECT_EQ(read.baseline, m->baseline);
 }
 
 }  // namespace
