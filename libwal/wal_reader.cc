@@ -1,6 +1,7 @@
 #include "libwal/wal_reader.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include <fmt/format.h>
 
@@ -109,6 +110,12 @@ Issue WalReader::MakeIssue(IssueKind kind, uint64_t offset, std::string message)
   return issue;
 }
 
+namespace {
+std::atomic<uint64_t> segments_done{0};
+}  // namespace
+
+uint64_t SegmentsDone() { return segments_done.load(std::memory_order_relaxed); }
+
 bool WalReader::LoadNextSegment() {
   while (file_idx_ < files_.size()) {
     record_index_ = 0;
@@ -131,6 +138,7 @@ bool WalReader::LoadNextSegment() {
       Issue issue = MakeIssue(kind, 0, loaded.status().message());
       Report(std::move(issue));
       ++file_idx_;
+      segments_done.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     bytes_ = std::move(loaded).value();
@@ -155,6 +163,7 @@ void WalReader::EndSegment() {
   loaded_ = false;
   bytes_ = SegmentBytes();
   ++file_idx_;
+  segments_done.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool WalReader::Next(const Record** out) {

@@ -102,6 +102,10 @@ struct ReaderOptions {
   bool light = false;
 };
 
+// Segments that every WalReader of the process has finished with (read, or failed to
+// load): what a command's progress display counts. Updated once per segment.
+uint64_t SegmentsDone();
+
 class WalReader {
  public:
   using Reporter = std::function<void(const Issue&)>;

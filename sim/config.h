@@ -56,6 +56,9 @@ struct SimConfig {
   std::string out_dir;
   // Set from outside (SIGINT/SIGTERM): the run stops with kCancelled.
   const std::atomic<bool>* stop = nullptr;
+  // When set, counts the transactions finished (committed or rolled back), for a
+  // progress display; written by the simulation, read from anywhere.
+  std::atomic<uint64_t>* txs_done = nullptr;
   uint32_t nodes = 3;
   uint32_t clients = 1;
   uint32_t partitions = 32;

@@ -280,6 +280,7 @@ void Cluster::TxDone(uint32_t tx, bool committed) {
   Tx& t = txs_[tx];
   ++outcome_seq_;
   ++finished_txs_;
+  if (c_.txs_done != nullptr) c_.txs_done->store(finished_txs_, std::memory_order_relaxed);
   ScheduleCountFaults();
   if (committed) {
     ++summary_.txs_committed;

@@ -82,6 +82,9 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
     output.Hint("run \"walcut --help\" or \"walcut COMMAND --help\"");
     return kExitUsage;
   }
+  // Progress of long work on a terminal, unless the command is told to be quiet.
+  const std::vector<CLI::App*> chosen = app.get_subcommands();
+  output.progress = output.err_is_terminal && !(chosen.empty() || chosen[0]->count("--quiet") > 0);
   try {
     int rc = ctx.run ? ctx.run() : kExitUsage;
     output.out->Flush();

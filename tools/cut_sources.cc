@@ -8,6 +8,7 @@
 #include "libwal/file_io.h"
 #include "tools/escape.h"
 #include "tools/inputs.h"
+#include "tools/progress.h"
 
 namespace tools {
 
@@ -44,6 +45,7 @@ bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, s
                         std::optional<std::vector<cut::NodeKept>>* kept) {
   WalInputs inputs;
   if (!ResolveNodes(paths, output, &inputs, code)) return false;
+  Progress progress = WalProgress(output, "finding the cuts", inputs.nodes);
   for (const auto& in : inputs.nodes) {
     auto index = cut::BuildNodeIndex(in.node, in.wal_dir);
     if (!index.ok()) {
@@ -91,8 +93,11 @@ bool CheckFromWal(const std::vector<std::string>& paths, const std::string& clus
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
   const auto kept = KeptIncrementsOf(inputs.nodes);
-  *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
-                                    kept ? &*kept : nullptr);
+  {
+    Progress progress = WalProgress(output, "reading the WALs", inputs.nodes);
+    *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
+                                      kept ? &*kept : nullptr);
+  }
   // In the order the nodes were given, as when they are read whole.
   for (const auto& in : inputs.nodes) {
     for (const auto& n : out->nodes) {

@@ -9,6 +9,7 @@
 #include "recovery/gaps.h"
 #include "tools/inputs.h"
 #include "tools/json_writer.h"
+#include "tools/progress.h"
 
 namespace tools {
 namespace {
@@ -199,7 +200,10 @@ int RunGaps(const GapsOptions& o, Output& output) {
   const bool cluster = inputs->nodes.size() > 1 || inputs->cluster.has_value();
   std::vector<recovery::NodeGaps> nodes;
   int code = kExitOk;
-  if (!Scan(inputs->nodes, cluster, output, &nodes, &code)) return code;
+  {
+    Progress progress = WalProgress(output, "reading the WALs", inputs->nodes);
+    if (!Scan(inputs->nodes, cluster, output, &nodes, &code)) return code;
+  }
   bool damaged = false;
   for (const auto& n : nodes) {
     if (!n.torn_tail_text.empty()) output.Warning("{}", n.torn_tail_text);

@@ -51,6 +51,8 @@ struct Output {
   Sink* out = nullptr;
   Sink* err = nullptr;
   bool err_is_terminal = false;
+  // Draw the progress of long work on `err` (progress.h): a terminal, and not --quiet.
+  bool progress = false;
 
   template <typename... Args>
   void Error(fmt::format_string<Args...> f, Args&&... args) {

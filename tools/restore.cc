@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "recovery/verify.h"
 #include "tools/cut_sources.h"
 #include "tools/json_writer.h"
+#include "tools/progress.h"
 
 namespace tools {
 namespace fs = std::filesystem;
@@ -53,46 +55,23 @@ bool ChooseCut(const RestoreOptions& o, const cut::ClusterReport& report, Output
   return true;
 }
 
-// Progress on a terminal: MiB of WAL replayed per node, the total against the
-// estimate, and the time left, at most five times a second.
-class RestoreProgress {
+// The WAL bytes each node's replay has reached, for the progress line.
+class ReplayCounter {
  public:
-  RestoreProgress(Output& output, bool quiet, uint64_t total) : output_(output), on_(output.err_is_terminal && !quiet), total_(total) {}
-  ~RestoreProgress() {
-    if (on_ && shown_) output_.err->Write("\n");
-  }
-  void operator()(const std::string& node, uint64_t bytes) {
-    if (!on_) return;
+  void Set(const std::string& node, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     done_[node] = bytes;
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
+  }
+  uint64_t MiB() {
+    std::lock_guard<std::mutex> lock(mu_);
     uint64_t sum = 0;
-    std::string line = "\rrestoring:";
-    for (const auto& [n, b] : done_) {
-      line += fmt::format(" {} {} MiB", n, b >> 20);
-      sum += b;
-    }
-    double secs = std::chrono::duration<double>(now - started_).count();
-    line += fmt::format(" (total {} of ~{} MiB", sum >> 20, total_ >> 20);
-    if (sum > 0 && sum < total_ && secs > 0.5) {
-      line += fmt::format(", ~{:.0f} s left", secs * static_cast<double>(total_ - sum) / static_cast<double>(sum));
-    }
-    line += ")   ";
-    output_.err->Write(line);
-    shown_ = true;
+    for (const auto& [node, bytes] : done_) sum += bytes;
+    return sum >> 20;
   }
 
  private:
-  Output& output_;
-  bool on_;
-  uint64_t total_;
-  bool shown_ = false;
   std::mutex mu_;
   std::map<std::string, uint64_t> done_;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point last_ = started_;
 };
 
 // Every --node names a node of the directory that takes part in the chosen cut.
@@ -199,9 +178,13 @@ int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, c
   job.force = o.force;
   job.only_nodes = o.nodes;
   job.cancel = o.cancellable ? o.cancellable() : nullptr;
-  RestoreProgress progress(output, o.quiet, recovery::EstimateReplayBytes(plan));
-  job.progress = [&progress](const std::string& node, uint64_t bytes) { progress(node, bytes); };
-  auto outcome = recovery::WriteRestore(plan, cluster, job);
+  ReplayCounter replayed;
+  job.progress = [&replayed](const std::string& node, uint64_t bytes) { replayed.Set(node, bytes); };
+  auto outcome = [&] {
+    Progress progress(output.progress, "restoring", std::max<uint64_t>(recovery::EstimateReplayBytes(plan) >> 20, 1),
+                      "MiB of WAL replayed", [&replayed] { return replayed.MiB(); });
+    return recovery::WriteRestore(plan, cluster, job);
+  }();
   if (!outcome.ok()) return RestoreFailed(outcome.status(), o, output);
   for (const auto& c : outcome->conflicts) {
     std::string nodes;

@@ -1,10 +1,12 @@
 #include "tools/simulate.h"
 
+#include <atomic>
 #include <filesystem>
 
 #include "libwal/staged_output.h"
 #include "sim/simulate.h"
 #include "tools/json_writer.h"
+#include "tools/progress.h"
 
 namespace tools {
 namespace fs = std::filesystem;
@@ -44,7 +46,13 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
   sim::SimConfig config = o.config;
   config.out_dir = staged->dir();
   config.stop = o.stop;
-  auto summary = sim::Simulate(config);
+  std::atomic<uint64_t> txs_done{0};
+  config.txs_done = &txs_done;
+  auto summary = [&] {
+    Progress progress(output.progress, "simulating", config.txs, "transactions",
+                      [&txs_done] { return txs_done.load(std::memory_order_relaxed); });
+    return sim::Simulate(config);
+  }();
   wal::Status published = summary.ok() ? staged->Publish() : summary.status();
   if (!published.ok()) {
     switch (published.code()) {

@@ -11,6 +11,7 @@
 #include "libcut/tx_census.h"
 #include "tools/cut_sources.h"
 #include "tools/json_writer.h"
+#include "tools/progress.h"
 
 namespace tools {
 namespace {
@@ -300,7 +301,11 @@ int RunTxs(const TxsOptions& o, Output& output) {
   WalInputs inputs;
   int code = kExitOk;
   if (!ResolveNodes({o.dir}, output, &inputs, &code)) return code;
-  std::vector<cut::NodeTxs> nodes = ReadAll(inputs, only);
+  std::vector<cut::NodeTxs> nodes;
+  {
+    Progress progress = WalProgress(output, "reading the WALs", inputs.nodes);
+    nodes = ReadAll(inputs, only);
+  }
   std::vector<cut::NodeIndex> indexes;
   for (auto& n : nodes) {
     if (n.index.open_error.empty()) PrintReadErrors(n.index, output);
