@@ -144,6 +144,7 @@ class WalReader {
   // Resuming at options_.from: checks the header, then jumps.
   bool ResumeInSegment();
   // Fills and parses the frame at pos_.
+  void SetCodec(const SegmentCodec& codec);
   FrameStatus NextFrame(FrameView* fv);
   // At the end of the bytes, or past a SWITCH: what that means in this format.
   void EndOfBytes();
@@ -168,7 +169,11 @@ class WalReader {
 
   std::vector<SegmentFile> files_;
   ReaderOptions options_;
+  // The current segment's codec, and what the hot path asks of it, kept at hand.
   const SegmentCodec* codec_ = &CodecFor(SegmentFormat::kWalcut);
+  SegmentFormat format_ = SegmentFormat::kWalcut;
+  bool ignite_ = false;
+  size_t header_size_ = 0;
   Reporter reporter_;
 
   size_t file_idx_ = 0;

@@ -136,7 +136,7 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
   } else if (fs == FrameStatus::kBadLength) {
     what = "bad record length";
   } else {
-    what = fmt::format("CRC mismatch in {} record", RecordTypeName(fv.type, codec_->format()));
+    what = fmt::format("CRC mismatch in {} record", RecordTypeName(fv.type, format_));
   }
   Issue issue = MakeIssue(IssueKind::kCorruption, pos_, what);
   if (fs == FrameStatus::kBadChecksum) {
@@ -193,7 +193,7 @@ uint64_t WalReader::Resync(Issue* issue, bool* found) {
   if (found != nullptr) *found = false;
   uint64_t spent = 0;
   uint64_t next = pos_ + 1;
-  for (; bytes_.Fill(next + codec_->FrameHeaderSize()); ++next) {
+  for (; bytes_.Fill(next + header_size_); ++next) {
     ReleaseBehind(next);
     std::string_view data = bytes_.bytes();
     const uint64_t extent = codec_->FrameExtent(data.data() + next, data.size() - next);

@@ -15,7 +15,7 @@ namespace wal {
 bool WalReader::CheckHeader() {
   const HeaderRecord& h = record_.decoded.header;
   const SegmentFile& f = files_[file_idx_];
-  const bool ignite = IsIgnite(codec_->format());
+  const bool ignite = ignite_;
   if (!ignite && record_.type != static_cast<uint8_t>(RecordType::kHeader)) {
     Report(MakeIssue(IssueKind::kCorruption, 0,
                      fmt::format("segment does not begin with a HEADER_RECORD (type {})",
@@ -64,8 +64,8 @@ bool WalReader::StartSegment(bool* emitted) {
     return false;
   }
   // Too short or zeros: walcut's rules tell an empty or unwritten last segment.
-  codec_ = &CodecFor(probe.result == SegmentProbe::kKnown ? probe.format : SegmentFormat::kWalcut);
-  if (!IsIgnite(codec_->format())) return true;
+  SetCodec(CodecFor(probe.result == SegmentProbe::kKnown ? probe.format : SegmentFormat::kWalcut));
+  if (!ignite_) return true;
   // Ignite's header is no frame: 29 bytes, read here.
   Status hs = ParseIgniteHeader(bytes_.bytes(), &record_.decoded.header);
   if (!hs.ok()) {
@@ -82,7 +82,7 @@ bool WalReader::StartSegment(bool* emitted) {
   }
   record_.ptr = Pointer{files_[file_idx_].index, 0};
   record_.file_offset = 0;
-  record_.format = codec_->format();
+  record_.format = format_;
   record_.size = ignite::kHeaderSize;
   record_.record_index = 0;
   record_.payload = bytes_.bytes().substr(0, ignite::kHeaderSize);
@@ -97,7 +97,7 @@ bool WalReader::ResumeInSegment() {
   // Resuming: the header was verified by the run that produced `from`; still check it
   // so a replaced file is noticed.
   const SegmentFile& f = files_[file_idx_];
-  if (IsIgnite(codec_->format())) {
+  if (ignite_) {
     if (!CheckHeader()) {
       EndSegment();
       return false;

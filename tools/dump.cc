@@ -256,8 +256,10 @@ class DumpRun {
       if (!filter_.Match(*rec, &entries_, &partial)) continue;
       ++totals_.shown;
       Show(in, *rec, partial);
-      // The limit, or the reader of our output went away.
-      if ((o_.limit && totals_.shown >= *o_.limit) || !output_.out->good()) limit_reached_ = true;
+      // The limit, or the reader of our output went away (only a record written can tell).
+      if ((o_.limit && totals_.shown >= *o_.limit) || (!o_.stats && !o_.quiet && !output_.out->good())) {
+        limit_reached_ = true;
+      }
     }
     totals_.segments += reader->segments_read() - (started_[i] && reader->segments_read() > 0);
     // A pass that read nothing leaves the resume point where it was.

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Every command that reads whole WALs, on the same cluster, as ratios to `check` and to
+# `dump --stats`, with peak RSS, at two WAL lengths (TXS and TXS/4 transactions, a cut
+# every 10000): whether txs, restore and gaps keep up with check, and whether memory
+# follows the WAL's length. Best of BENCH_ROUNDS rounds (default 3; each round runs every
+# command once, in turn); only ratios of one run compare, the machine is shared.
+#
+#   tests/bench/commands_bench.sh [BUILD_DIR] [TXS]
+#
+# Clusters: 8 nodes, 256 partitions, 2 backups, simulated once into BENCH_DIR (default
+# BUILD_DIR/bench-data).
+set -euo pipefail
+build=${1:-build/release}
+txs=${2:-300000}
+rounds=${BENCH_ROUNDS:-3}
+walcut=$build/tools/walcut
+[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+data=${BENCH_DIR:-$build/bench-data}
+mkdir -p "$data"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+make_cluster() {  # make_cluster DIR TXS
+  [ -f "$1/cluster.json" ] && return
+  rm -rf "$1"
+  "$walcut" simulate -o "$1" -q --nodes 8 --partitions 256 --backups 2 --txs "$2" --cuts 100000 --cut-interval 10000
+}
+
+bench() {  # bench DIR: one line per command: name, best seconds, peak RSS (KiB) of the best run
+  local dir=$1
+  local -a names=("dump --stats" "check" "cuts" "txs" "txs --in-doubt" "gaps" "restore --dry-run"
+                  "restore --jobs 1" "restore --jobs 2")
+  local -A best rss
+  for _ in $(seq "$rounds"); do
+    for name in "${names[@]}"; do
+      local -a cmd
+      case "$name" in
+        "dump --stats") cmd=(dump --stats "$dir") ;;
+        check) cmd=(check -q "$dir") ;;
+        cuts) cmd=(cuts -q "$dir") ;;
+        txs) cmd=(txs "$dir") ;;
+        "txs --in-doubt") cmd=(txs --in-doubt "$dir") ;;
+        gaps) cmd=(gaps "$dir") ;;
+        "restore --dry-run") cmd=(restore --latest --dry-run "$dir") ;;
+        "restore --jobs 1") rm -rf "$scratch/r"; cmd=(restore -q --latest --jobs 1 "$dir" -o "$scratch/r") ;;
+        "restore --jobs 2") rm -rf "$scratch/r"; cmd=(restore -q --latest --jobs 2 "$dir" -o "$scratch/r") ;;
+      esac
+      local t0 t1 t
+      t0=$(date +%s.%N)
+      /usr/bin/time -f %M -o "$scratch/rss" "$walcut" "${cmd[@]}" >/dev/null 2>&1 || true
+      t1=$(date +%s.%N)
+      t=$(python3 -c "print($t1 - $t0)")
+      if [ -z "${best[$name]:-}" ] || python3 -c "import sys; sys.exit(0 if $t < ${best[$name]} else 1)"; then
+        best[$name]=$t
+        rss[$name]=$(cat "$scratch/rss")
+      fi
+    done
+  done
+  for name in "${names[@]}"; do printf '%s\t%s\t%s\n' "$name" "${best[$name]}" "${rss[$name]}"; done
+}
+
+big=$data/commands-cluster-$txs
+small=$data/commands-cluster-$((txs / 4))
+make_cluster "$big" "$txs"
+make_cluster "$small" $((txs / 4))
+cat "$big"/node-*/wal/* "$small"/node-*/wal/* >/dev/null  # warm the page cache
+bench "$big" >"$scratch/big"
+bench "$small" >"$scratch/small"
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+echo "build:   $build ($("$walcut" --version | head -n 1)); best of $rounds rounds"
+python3 - "$big" "$small" "$scratch/big" "$scratch/small" "$txs" <<'PY'
+import glob, os, sys
+big, small, rbig, rsmall, txs = sys.argv[1:6]
+def mib(d):
+    return sum(os.path.getsize(f) for f in glob.glob(os.path.join(d, "node-*", "wal", "*"))) / 1048576
+def rows(path):
+    return {n: (float(t), int(r)) for n, t, r in (l.rstrip("\n").split("\t") for l in open(path))}
+for label, d, path, n in (("long", big, rbig, int(txs)), ("short", small, rsmall, int(txs) // 4)):
+    r = rows(path)
+    check, stats = r["check"][0], r["dump --stats"][0]
+    print(f"\n{label}: {n} transactions, {mib(d):.0f} MiB of WAL")
+    print(f"{'command':<20} {'seconds':>8} {'vs check':>9} {'vs dump --stats':>16} {'peak RSS':>10}")
+    for name, (t, rss) in r.items():
+        print(f"{name:<20} {t:8.3f} {t / check:8.2f}x {t / stats:15.2f}x {rss // 1024:6d} MiB")
+PY
