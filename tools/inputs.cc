@@ -129,6 +129,30 @@ std::vector<WalInput> IgniteSnapshotNodes(const fs::path& p) {
   return nodes;
 }
 
+// The Ignite nodes of `p`: a work directory (or a node directory holding work/), a
+// snapshot directory, or a directory of Ignite node or work directories (as copied from
+// every node) that holds no walcut node; none when it is none of these.
+std::vector<WalInput> IgniteInputsOf(const fs::path& p) {
+  if (fs::path root = IgniteWalRoot(p); !root.empty()) return IgniteNodes(root);
+  if (auto snapshot = IgniteSnapshotNodes(p); !snapshot.empty()) return snapshot;
+  std::error_code ec;
+  if (fs::exists(p / cut::kClusterFileName, ec)) return {};
+  std::vector<fs::path> ignite;
+  for (const auto& entry : fs::directory_iterator(p, ec)) {
+    if (!entry.is_directory()) continue;
+    if (fs::is_directory(entry.path() / "wal")) return {};  // walcut's own nodes
+    if (!IgniteWalRoot(entry.path()).empty()) ignite.push_back(entry.path());
+  }
+  std::sort(ignite.begin(), ignite.end(), [](const fs::path& a, const fs::path& b) {
+    return NaturalLess(a.filename().string(), b.filename().string());
+  });
+  std::vector<WalInput> out;
+  for (const auto& dir : ignite) {
+    for (auto& n : IgniteNodes(IgniteWalRoot(dir))) out.push_back(std::move(n));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool IsIgniteInput(const WalInput& in) {
@@ -199,12 +223,8 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
       inputs.push_back({NodeOfWalDir(abs), p.string(), {}, false, {}, {}});
       continue;
     }
-    if (fs::path root = IgniteWalRoot(p); !root.empty()) {
-      for (auto& n : IgniteNodes(root)) inputs.push_back(std::move(n));
-      continue;
-    }
-    if (auto snapshot = IgniteSnapshotNodes(p); !snapshot.empty()) {
-      for (auto& n : snapshot) inputs.push_back(std::move(n));
+    if (auto ignite = IgniteInputsOf(p); !ignite.empty()) {
+      for (auto& n : ignite) inputs.push_back(std::move(n));
       continue;
     }
     std::vector<std::string> nodes;
@@ -214,25 +234,12 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
       nodes = cluster->ServerNames();
       if (!result.cluster) result.cluster = std::move(cluster).value();
     } else {
-      std::vector<fs::path> ignite;
       for (const auto& entry : fs::directory_iterator(p, ec)) {
         if (entry.is_directory() && fs::is_directory(entry.path() / "wal")) {
           nodes.push_back(entry.path().filename().string());
-        } else if (entry.is_directory() && !IgniteWalRoot(entry.path()).empty()) {
-          ignite.push_back(entry.path());
         }
       }
       std::sort(nodes.begin(), nodes.end(), NaturalLess);
-      // A directory of Ignite nodes (work directories copied from every node).
-      if (nodes.empty() && !ignite.empty()) {
-        std::sort(ignite.begin(), ignite.end(), [](const fs::path& a, const fs::path& b) {
-          return NaturalLess(a.filename().string(), b.filename().string());
-        });
-        for (const auto& dir : ignite) {
-          for (auto& n : IgniteNodes(IgniteWalRoot(dir))) inputs.push_back(std::move(n));
-        }
-        continue;
-      }
     }
     if (nodes.empty()) {
       return wal::Status::InvalidArgument(fmt::format(
