@@ -1,6 +1,7 @@
 #include "recovery/verify.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -80,6 +81,8 @@ Expected ExpectedCopies(const cut::ClusterInfo& cluster, const cut::TopologyInfo
   return e;
 }
 
+std::atomic<uint64_t> files_verified{0};  // PartitionFilesVerified()
+
 // Reads the partition files of one node's data/ into `copies`, checking each file's
 // checksum, its place in the assignment and, for a restored directory, the manifest.
 void ReadNode(const std::string& dir, const std::string& node, const Expected& expected, const ManifestNode* listed,
@@ -101,6 +104,7 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
   }
   for (const auto& name : names) {
     ++report->files;
+    files_verified.fetch_add(1, std::memory_order_relaxed);
     const std::string path = data + "/" + name;
     uint32_t c = 0, p = 0;
     ParsePartitionFileName(name, &c, &p);
@@ -138,6 +142,8 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
 }
 
 }  // namespace
+
+uint64_t PartitionFilesVerified() { return files_verified.load(std::memory_order_relaxed); }
 
 wal::Result<VerifyReport> VerifyDirectory(const std::string& dir) {
   if (wal::IsUnfinishedOutput(dir)) {

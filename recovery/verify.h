@@ -48,6 +48,10 @@ wal::Result<VerifyReport> VerifyDirectory(const std::string& dir);
 // The same checks on a restore still being written (the marker present).
 wal::Result<VerifyReport> VerifyStaged(const std::string& dir);
 
+// Partition files that every verification of the process has read so far: what a
+// progress display counts. Updated once per file.
+uint64_t PartitionFilesVerified();
+
 // What copies are compared by.
 struct CopyInfo {
   std::string node;

@@ -2,8 +2,10 @@
 
 #include <filesystem>
 
+#include "recovery/partition_file.h"
 #include "recovery/verify.h"
 #include "tools/json_writer.h"
+#include "tools/progress.h"
 
 namespace tools {
 namespace fs = std::filesystem;
@@ -49,7 +51,19 @@ int RunVerify(const VerifyOptions& o, Output& output) {
     output.Error("\"{}\" {}", o.dir, fs::exists(o.dir, ec) ? "is not a directory" : "does not exist");
     return kExitUnreadable;
   }
-  auto report = recovery::VerifyDirectory(o.dir);
+  auto report = [&] {
+    // Progress by partition files, counted in the node directories' data/ folders.
+    uint64_t files = 0;
+    if (output.progress) {
+      for (const auto& entry : fs::directory_iterator(o.dir, ec)) {
+        if (entry.is_directory()) files += recovery::ListPartitionFiles((entry.path() / "data").string()).size();
+      }
+    }
+    const uint64_t base = recovery::PartitionFilesVerified();
+    Progress progress(output.progress, "verifying", files, "partition files",
+                      [base] { return recovery::PartitionFilesVerified() - base; });
+    return recovery::VerifyDirectory(o.dir);
+  }();
   if (!report.ok()) {
     output.Error("{}", report.status().message());
     return kExitUnreadable;
