@@ -42,9 +42,9 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths);
 // segments are Ignite's): walcut reads it and never writes into it.
 bool IsIgniteInput(const WalInput& in);
 
-// The increments the Ignite nodes of `inputs` keep: the metadata of every node whose work
-// directory has a snapshots/ folder (libwal/ignite_increment_meta.h); nothing when no
-// node has one.
+// The increments the Ignite nodes of `inputs` keep (libwal/ignite_increment_meta.h):
+// nothing when no node has a snapshots/ folder (or is a snapshot directory); otherwise
+// every Ignite node, one without the folder with its metadata unreadable.
 std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<WalInput>& inputs);
 
 // Orders node names so that node-2 comes before node-10.

@@ -178,6 +178,19 @@ def self_test_baseline(walcut, fixture):
           f"{given[0]['detail']}")
 
 
+def self_test_no_snapshots(walcut, fixture):
+    """One node's snapshots/ folder gone while the others keep theirs: its metadata is missing, not absent."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "fixture")
+        shutil.copytree(fixture, copy)
+        works = sorted(glob.glob(os.path.join(copy, "nodes", "*", "work")))
+        shutil.rmtree(os.path.join(works[0], "snapshots"))
+        code, doc, _ = run_check(walcut, os.path.join(copy, "nodes"))
+        if code == 0 or not any(p["kind"] == "unreadable-metadata" for p in doc["problems"]):
+            raise Mismatch(f"one node's snapshots/ removed: walcut check exit {code}, problems {doc['problems']}")
+        print(f"self-test: without {os.path.relpath(works[0], copy)}/snapshots, exit {code}")
+
+
 def main():
     args = sys.argv[1:]
     try:
@@ -185,6 +198,7 @@ def main():
             self_test(args[1], args[2])
             self_test_metadata(args[1], args[2])
             self_test_baseline(args[1], args[2])
+            self_test_no_snapshots(args[1], args[2])
             print("self-test passed")
         else:
             n = check_fixture(args[0], args[1])
