@@ -1,10 +1,11 @@
 #include "libcut/kept_increments.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include <fmt/format.h>
+
+#include "libwal/ignite_increment_meta.h"
 
 namespace cut {
 
@@ -13,16 +14,6 @@ namespace {
 std::string Joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
-  return out;
-}
-
-// The folder Ignite keeps a node's files in: its consistent id with every character other
-// than a letter, digit or underscore masked as '_' (server-0 -> server_0).
-std::string IgniteFolderOf(const std::string& consistent_id) {
-  std::string out = consistent_id;
-  for (char& c : out) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  }
   return out;
 }
 
@@ -77,7 +68,7 @@ void ApplyKeptIncrements(const std::vector<NodeKept>& nodes, const std::vector<s
   }
   for (const auto& b : baseline) {
     const bool given = std::any_of(nodes.begin(), nodes.end(), [&b](const NodeKept& n) {
-      return n.consistent_id == b || n.node == IgniteFolderOf(b);
+      return n.consistent_id == b || n.node == wal::IgniteFolderOf(b);
     });
     if (!given) {
       report->problems.push_back({b, Kind::kNotGiven, "a baseline node of the snapshot (its metadata), but no WAL "

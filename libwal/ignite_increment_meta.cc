@@ -24,6 +24,14 @@ constexpr uint64_t kMaxSmfBytes = 1 << 20;  // a few hundred bytes in practice
 
 }  // namespace
 
+std::string IgniteFolderOf(std::string_view consistent_id) {
+  std::string out(consistent_id);
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  return out;
+}
+
 Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes) {
   JavaStream s(bytes);
   Value top;

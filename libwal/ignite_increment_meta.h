@@ -24,6 +24,11 @@ struct IgniteIncrementMeta {
   uint64_t time_ms = 0;       // snapshotTime, when present
 };
 
+// The folder Ignite keeps a node's files in (db/wal/<folder>, <folder>.smf): its
+// consistent id with every character other than a letter, digit or underscore masked as
+// '_' (server-0 -> server_0).
+std::string IgniteFolderOf(std::string_view consistent_id);
+
 // One .smf file's bytes. kCorruption (with what is wrong, and the offset) for bytes that
 // are no Java stream of an IncrementalSnapshotMetadata, or lack one of its fields.
 Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes);
