@@ -9,7 +9,7 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
   // Segments missing between two read (reported before reading began): a gap, as in OnIssue.
   if (r.ptr.segment > last_segment_ + 1 && index_->records > 1) order_ = TxOrder();
   last_segment_ = r.ptr.segment;
-  if (wal::IsIgnite(r.format)) classifier_.set_late_excluded_commits(true);
+  if (wal::IsIgnite(r.format)) classifier_.set_ignite_rules(true);
   const auto& a = r.decoded;
   switch (static_cast<wal::RecordType>(r.type)) {
     case wal::RecordType::kHeader:

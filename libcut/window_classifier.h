@@ -17,14 +17,19 @@ class WindowClassifier {
   // Fills c.txs, c.participants and c.problems from the commits of `w` in [lo, hi),
   // for a cut that has both its Start and its Finish record here.
   void Classify(CutOnNode& c, const CommitWindow& w, const wal::Pointer& lo, const wal::Pointer& hi);
-  // Apache Ignite's rule for the after (excluded) set: Ignite lists a transaction once
-  // its finish on the node completes, and a second role of it there (a backup of another
-  // partition) may log its COMMITTED record after the Finish record. Such a commit is
-  // After, as the set says, and not listed-after-finish. The before set keeps the rule.
-  void set_late_excluded_commits(bool on) { late_excluded_ = on; }
+  // Apache Ignite's habits with the Finish record's sets, both harmless to the cut:
+  // - after (excluded) set: Ignite lists a transaction once its finish on the node
+  //   completes, and a second role of it there (a backup of another partition) may log
+  //   its COMMITTED record after the Finish record. Such a commit is After, as the set
+  //   says, and not listed-after-finish.
+  // - before (included) set: Ignite includes the transactions it found committing when
+  //   it grabbed the active ones, just before it logged the Start record; the COMMITTED
+  //   record of such a transaction may precede the Start record. It is Before either
+  //   way, and not before-outside-range.
+  void set_ignite_rules(bool on) { ignite_ = on; }
 
  private:
-  bool late_excluded_ = false;
+  bool ignite_ = false;
   // The window's commits: [first, end) of the CommitWindow, split by the Start and the
   // Finish record into those before Start, between, and after Finish.
   struct Bounds {

@@ -1,0 +1,96 @@
+// One node's classification of a cut's window (libcut/window_classifier.h): the Finish
+// record's sets against the commits, with walcut's rules and with Apache Ignite's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "libcut/window_classifier.h"
+
+namespace {
+
+using cut::Kind;
+using wal::Pointer;
+using wal::TxId;
+
+const TxId kEarly{1, 1, 10}, kInFlight{1, 1, 11}, kLate{1, 1, 12};
+
+// Commits of kEarly at 100, kInFlight at 300 and kLate at 500; the cut's Start record at
+// 200 and its Finish record at 400.
+cut::CommitWindow Window() {
+  cut::CommitWindow w;
+  auto commit = [&](const TxId& x, uint32_t at) {
+    wal::TxView t;
+    t.state = wal::TxState::kCommitted;
+    t.xid = x;
+    w.OnCommit(t, Pointer{0, at});
+  };
+  commit(kEarly, 100);
+  commit(kInFlight, 300);
+  commit(kLate, 500);
+  return w;
+}
+
+cut::CutOnNode Cut(std::vector<TxId> before, std::vector<TxId> after) {
+  cut::CutOnNode c;
+  c.has_start = c.has_finish = true;
+  c.start = Pointer{0, 200};
+  c.finish = Pointer{0, 400};
+  c.before = std::move(before);
+  c.after = std::move(after);
+  return c;
+}
+
+std::vector<Kind> Classify(cut::CutOnNode c, bool ignite) {
+  cut::WindowClassifier classifier;
+  classifier.set_ignite_rules(ignite);
+  const cut::CommitWindow w = Window();
+  classifier.Classify(c, w, Pointer{0, 0}, Pointer{0, 1000});
+  std::vector<Kind> kinds;
+  for (const auto& p : c.problems) kinds.push_back(p.kind);
+  return kinds;
+}
+
+cut::Side SideOf(const cut::CutOnNode& c, const TxId& x) {
+  auto it = std::find_if(c.txs.begin(), c.txs.end(), [&](const cut::TxSide& t) { return t.xid == x; });
+  EXPECT_NE(it, c.txs.end());
+  return it->side;
+}
+
+TEST(WindowClassifier, ListedInFlightIsBeforeUnlistedIsAfter) {
+  cut::CutOnNode c = Cut({kInFlight}, {});
+  cut::WindowClassifier classifier;
+  const cut::CommitWindow w = Window();
+  classifier.Classify(c, w, Pointer{0, 0}, Pointer{0, 1000});
+  EXPECT_TRUE(c.problems.empty());
+  EXPECT_EQ(SideOf(c, kEarly), cut::Side::kBefore);
+  EXPECT_EQ(SideOf(c, kInFlight), cut::Side::kBefore);
+  EXPECT_EQ(SideOf(c, kLate), cut::Side::kAfter);
+}
+
+// walcut's writer lists only what was in flight at the Start record.
+TEST(WindowClassifier, BeforeSetListingACommitBeforeStartIsOutsideRange) {
+  EXPECT_EQ(Classify(Cut({kEarly, kInFlight}, {}), false), std::vector<Kind>{Kind::kBeforeOutsideRange});
+}
+
+// Ignite includes what it found committing when it grabbed the active transactions,
+// just before logging the Start record: Before either way, so no violation.
+TEST(WindowClassifier, IgniteMayListACommitJustBeforeStart) {
+  EXPECT_EQ(Classify(Cut({kEarly, kInFlight}, {}), true), std::vector<Kind>{});
+}
+
+// Neither rule forgives a Before transaction committed after the Finish record.
+TEST(WindowClassifier, BeforeSetListingACommitAfterFinishIsAViolationEverywhere) {
+  for (bool ignite : {false, true}) {
+    const std::vector<Kind> kinds = Classify(Cut({kInFlight, kLate}, {}), ignite);
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), Kind::kListedAfterFinish), kinds.end()) << ignite;
+  }
+}
+
+// Ignite lists an excluded transaction once its finish on the node completes; a second
+// role of it may commit after the Finish record.
+TEST(WindowClassifier, AfterSetListingACommitAfterFinishIsIgnitesHabitOnly) {
+  EXPECT_EQ(Classify(Cut({}, {kLate}), false), std::vector<Kind>{Kind::kListedAfterFinish});
+  EXPECT_EQ(Classify(Cut({}, {kLate}), true), std::vector<Kind>{});
+}
+
+}  // namespace
