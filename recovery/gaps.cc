@@ -1,9 +1,8 @@
 #include "recovery/gaps.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "libwal/wal_reader.h"
 #include "recovery/counter_tracker.h"
@@ -85,7 +84,15 @@ class GapScan {
   void Finish(NodeGaps* out);
 
  private:
-  Copy& CopyOf(uint32_t cache, uint32_t partition) { return copies_[{cache, partition}]; }
+  // The records of a transaction name few partitions, the same ones again and again: the
+  // last copy asked for is asked first.
+  Copy& CopyOf(uint32_t cache, uint32_t partition) {
+    const uint64_t key = uint64_t{cache} << 32 | partition;
+    if (last_ != nullptr && key == last_key_) return *last_;
+    last_key_ = key;
+    last_ = &copies_[key];  // elements of an unordered_map do not move
+    return *last_;
+  }
 
   void OnTx(const wal::Record& r) {
     const wal::TxView& t = r.tx;
@@ -110,23 +117,27 @@ class GapScan {
   // follows the open gaps, not the length of the log.
   void Prune() {
     since_prune_ = 0;
-    std::set<wal::TxId> live;
+    live_.clear();
     for (auto& [id, copy] : copies_) {
       const uint64_t lwm = copy.tracker.lwm();
       auto& v = copy.reserved;
       v.erase(std::remove_if(v.begin(), v.end(), [&](const Reservation& res) { return res.start + res.delta <= lwm; }),
               v.end());
-      for (const auto& res : v) live.insert(res.xid);
+      for (const auto& res : v) live_.push_back(res.xid);
     }
+    std::sort(live_.begin(), live_.end());
     for (auto it = roles_.begin(); it != roles_.end();) {
-      it = live.count(it->first) ? std::next(it) : roles_.erase(it);
+      it = std::binary_search(live_.begin(), live_.end(), it->first) ? std::next(it) : roles_.erase(it);
     }
   }
 
   CopyGaps GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) const;
 
   bool collect_committed_;
-  std::map<std::pair<uint32_t, uint32_t>, Copy> copies_;
+  std::unordered_map<uint64_t, Copy> copies_;  // by cache << 32 | partition
+  uint64_t last_key_ = 0;
+  Copy* last_ = nullptr;
+  std::vector<wal::TxId> live_;  // Prune's scratch
   // Of the transactions prepared here lately, and of those owning reservations.
   std::unordered_map<wal::TxId, Roles, wal::TxIdHash> roles_;
   std::vector<wal::TxId> committed_;
@@ -171,9 +182,13 @@ CopyGaps GapScan::GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) c
 }
 
 void GapScan::Finish(NodeGaps* out) {
-  for (const auto& [id, copy] : copies_) out->copies.push_back(GapsOf(id.first, id.second, copy));
-  std::sort(committed_.begin(), committed_.end());
-  committed_.erase(std::unique(committed_.begin(), committed_.end()), committed_.end());
+  std::vector<uint64_t> keys;
+  keys.reserve(copies_.size());
+  for (const auto& kv : copies_) keys.push_back(kv.first);
+  std::sort(keys.begin(), keys.end());
+  for (uint64_t k : keys) {
+    out->copies.push_back(GapsOf(static_cast<uint32_t>(k >> 32), static_cast<uint32_t>(k), copies_.at(k)));
+  }
   out->committed = std::move(committed_);
 }
 
@@ -199,15 +214,30 @@ wal::Result<NodeGaps> ScanGaps(const std::string& node, const wal::WalLocation& 
   return out;
 }
 
+// The owners of gaps are few, the commits many: one pass over each node's commits finds
+// the nodes that committed each owner.
 void MarkCommittedElsewhere(std::vector<NodeGaps>& nodes) {
+  std::unordered_map<wal::TxId, std::unordered_set<size_t>, wal::TxIdHash> committed_on;
+  for (const auto& n : nodes) {
+    for (const auto& c : n.copies) {
+      for (const auto& g : c.gaps) {
+        if (g.xid) committed_on.emplace(*g.xid, std::unordered_set<size_t>{});
+      }
+    }
+  }
+  if (committed_on.empty()) return;
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    for (const wal::TxId& x : nodes[j].committed) {
+      auto it = committed_on.find(x);
+      if (it != committed_on.end()) it->second.insert(j);
+    }
+  }
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (auto& c : nodes[i].copies) {
       for (auto& g : c.gaps) {
         if (!g.xid) continue;
-        for (size_t j = 0; j < nodes.size() && !g.committed_elsewhere; ++j) {
-          const auto& other = nodes[j].committed;
-          g.committed_elsewhere = j != i && std::binary_search(other.begin(), other.end(), *g.xid);
-        }
+        const auto& on = committed_on.at(*g.xid);
+        g.committed_elsewhere = std::any_of(on.begin(), on.end(), [&](size_t j) { return j != i; });
       }
     }
   }

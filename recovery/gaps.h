@@ -44,7 +44,7 @@ struct NodeGaps {
   std::vector<std::string> errors;
   bool torn_tail = false;
   std::string torn_tail_text;        // the reader's words for it
-  std::vector<wal::TxId> committed;  // with `collect_committed`: every transaction committed here, sorted
+  std::vector<wal::TxId> committed;  // with `collect_committed`: every transaction committed here, in WAL order
 };
 
 // Reads the node WAL of `wal_dir` once. `collect_committed`: also list the transactions
