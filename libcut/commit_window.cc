@@ -23,14 +23,18 @@ void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
   c.xid = t.xid;
   c.hash = HashTxId(t.xid);
   c.ptr = at;
+  // Apache Ignite names the participants by their compact ids in the baseline, which
+  // its WAL does not map to nodes: none are kept, and the participant rule is not applied.
   bool narrow = true;
-  t.ForEachParticipantNode([&](uint16_t order) {
-    if (order < 64) {
-      c.participant_mask |= uint64_t{1} << order;
-    } else {
-      narrow = false;
-    }
-  });
+  if (!wal::IsIgnite(t.format)) {
+    t.ForEachParticipantNode([&](uint16_t order) {
+      if (order < 64) {
+        c.participant_mask |= uint64_t{1} << order;
+      } else {
+        narrow = false;
+      }
+    });
+  }
   if (!narrow) {
     scratch_.clear();
     t.ForEachParticipantNode([&](uint16_t order) { scratch_.push_back(order); });

@@ -146,8 +146,9 @@ std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::stri
   return std::make_unique<UnreadableFeedImpl>(node, why);
 }
 
-wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir) {
-  auto stream = NodeIndexStream::Open(node, wal_dir);
+wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,
+                                              RecordTap tap) {
+  auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap));
   if (!stream.ok()) return stream.status();
   return std::unique_ptr<CutFeed>(std::make_unique<WalFeedImpl>(std::move(stream).value()));
 }

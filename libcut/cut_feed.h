@@ -29,6 +29,8 @@ std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index);
 // The feed of a node whose WAL cannot be opened: no cut, and `why` as its open_error.
 std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why);
 // A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
-wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir);
+// `tap` sees every record, on that thread.
+wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,
+                                              RecordTap tap = nullptr);
 
 }  // namespace cut

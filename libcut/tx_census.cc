@@ -1,6 +1,7 @@
 #include "libcut/tx_census.h"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 namespace cut {
@@ -12,12 +13,14 @@ std::optional<wal::TxState> TxOnNode::state() const {
   return committed != 0 ? wal::TxState::kCommitted : wal::TxState::kRolledBack;
 }
 
-namespace {
-
-// Collects a node's transactions from its records, in WAL order.
-class Census {
+// Collects a node's transactions from its records, in WAL order. Only the transactions
+// still open on the node (a role prepared and not finished, or writes and no final
+// record yet) are in the lookup table, so it stays small; a transaction's entry is
+// closed when its last open role finishes, and a record of it after that (a role that
+// comes later) opens a second entry. Finish merges them.
+class TxCensus::Impl {
  public:
-  explicit Census(const std::optional<wal::TxId>& only) : only_(only) {}
+  explicit Impl(const std::optional<wal::TxId>& only) : only_(only) {}
 
   void OnRecord(const wal::Record& r) {
     if (r.type == static_cast<uint8_t>(wal::RecordType::kTx)) {
@@ -47,10 +50,11 @@ class Census {
     static void Init(Index* e, const wal::TxId& x) { e->xid = x; }
   };
 
-  // A transaction's records come close together: the last one found is asked first.
+  // The entry of `x` (opened when it has none), by index in txs_. A transaction's
+  // records come close together: the last one found is asked first.
   uint32_t Slot(const wal::TxId& x) {
     if (has_last_ && x == last_) return last_at_;
-    auto [e, fresh] = index_.Upsert(x);
+    auto [e, fresh] = open_.Upsert(x);
     if (fresh) {
       e->at = static_cast<uint32_t>(txs_.size());
       txs_.push_back(TxOnNode{});
@@ -76,19 +80,26 @@ class Census {
       case wal::TxState::kRolledBack: ++tx.rolled_back; break;
       case wal::TxState::kUnknown: ++tx.unknown; break;
     }
-    if (tx.participants_count == 0 && t.participant_count != 0 && wal::DecodePayload(r.type, r.payload, &any_).ok()) {
+    // (Apache Ignite's participants are compact ids its WAL does not map to nodes.)
+    if (tx.participants_count == 0 && t.participant_count != 0 && !wal::IsIgnite(t.format)) {
       tx.participants_begin = static_cast<uint32_t>(participants_.size());
-      tx.participants_count = static_cast<uint16_t>(any_.tx.participants.size());
-      for (const auto& p : any_.tx.participants) {
-        participants_.push_back(p.primary);
-        participants_.push_back(static_cast<uint16_t>(p.backups.size()));
-        participants_.insert(participants_.end(), p.backups.begin(), p.backups.end());
-      }
+      tx.participants_count = static_cast<uint16_t>(t.participant_count);
+      t.ForEachParticipant(
+          [&](uint16_t primary, uint32_t backups) {
+            participants_.push_back(primary);
+            participants_.push_back(static_cast<uint16_t>(backups));
+          },
+          [&](uint16_t order) { participants_.push_back(order); });
+    }
+    // Every role it prepared here has finished: the entry closes.
+    if (t.state != wal::TxState::kPrepared && tx.committed + tx.rolled_back + tx.unknown >= tx.prepared) {
+      open_.Erase(open_.Find(t.xid));
+      has_last_ = false;
     }
   }
 
   std::optional<wal::TxId> only_;
-  FlatTable<Index, Traits> index_;
+  FlatTable<Index, Traits> open_;
   bool has_last_ = false;
   wal::TxId last_;
   uint32_t last_at_ = 0;
@@ -96,47 +107,79 @@ class Census {
   std::vector<std::pair<uint32_t, wal::Pointer>> commits_;
   std::vector<std::pair<uint32_t, PartitionCounter>> writes_;
   std::vector<uint16_t> participants_;
-  wal::AnyRecord any_;
 };
 
-void Census::Finish(NodeTxs* out) {
-  std::vector<uint32_t> order(txs_.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return txs_[a].xid < txs_[b].xid; });
+// Sorted by id, the entries of one transaction merged: each transaction's commits in WAL
+// order and its writes sorted and unique. The commits and writes are placed by counting
+// (their transactions' ranks), not sorted whole.
+void TxCensus::Impl::Finish(NodeTxs* out) {
+  std::vector<std::pair<wal::TxId, uint32_t>> order(txs_.size());
+  for (uint32_t k = 0; k < txs_.size(); ++k) order[k] = {txs_[k].xid, k};
+  std::sort(order.begin(), order.end());
+  // rank[entry]: its transaction's place in id order.
   std::vector<uint32_t> rank(txs_.size());
-  for (uint32_t k = 0; k < order.size(); ++k) rank[order[k]] = k;
-  std::stable_sort(commits_.begin(), commits_.end(),
-                   [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
-  std::sort(writes_.begin(), writes_.end(), [&](const auto& a, const auto& b) {
-    return rank[a.first] != rank[b.first] ? rank[a.first] < rank[b.first] : a.second < b.second;
-  });
-  writes_.erase(std::unique(writes_.begin(), writes_.end()), writes_.end());
-  out->txs.reserve(txs_.size());
-  size_t c = 0, w = 0;
-  for (uint32_t k = 0; k < order.size(); ++k) {
-    TxOnNode tx = txs_[order[k]];
-    tx.commits_begin = static_cast<uint32_t>(out->commits.size());
-    for (; c < commits_.size() && rank[commits_[c].first] == k; ++c) out->commits.push_back(commits_[c].second);
-    tx.commits_count = static_cast<uint32_t>(out->commits.size()) - tx.commits_begin;
+  uint32_t ranks = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (k > 0 && order[k].first != order[k - 1].first) ++ranks;
+    rank[order[k].second] = ranks;
+  }
+  if (!order.empty()) ++ranks;
+  // Per rank: where its commits and writes begin.
+  std::vector<uint32_t> commit_at(ranks + 1, 0), write_at(ranks + 1, 0);
+  for (const auto& c : commits_) ++commit_at[rank[c.first] + 1];
+  for (const auto& w : writes_) ++write_at[rank[w.first] + 1];
+  std::partial_sum(commit_at.begin(), commit_at.end(), commit_at.begin());
+  std::partial_sum(write_at.begin(), write_at.end(), write_at.begin());
+  out->commits.resize(commits_.size());
+  {
+    std::vector<uint32_t> next(commit_at.begin(), commit_at.end() - 1);
+    for (const auto& c : commits_) out->commits[next[rank[c.first]]++] = c.second;
+  }
+  commits_ = {};
+  std::vector<PartitionCounter> writes(writes_.size());
+  {
+    std::vector<uint32_t> next(write_at.begin(), write_at.end() - 1);
+    for (const auto& w : writes_) writes[next[rank[w.first]]++] = w.second;
+  }
+  writes_ = {};
+  // The entries merged into their transaction's place, read in the order they were
+  // opened (the first with participants gives them).
+  out->txs.assign(ranks, TxOnNode{});
+  for (uint32_t k = 0; k < txs_.size(); ++k) {
+    TxOnNode& tx = out->txs[rank[k]];
+    const TxOnNode& e = txs_[k];
+    if (tx.xid.IsNull()) {  // no transaction has the null id
+      tx = e;
+      continue;
+    }
+    tx.prepared += e.prepared;
+    tx.committed += e.committed;
+    tx.rolled_back += e.rolled_back;
+    tx.unknown += e.unknown;
+    if (tx.participants_count == 0) {
+      tx.participants_begin = e.participants_begin;
+      tx.participants_count = e.participants_count;
+    }
+  }
+  txs_ = {};
+  out->writes.reserve(writes.size());
+  for (uint32_t g = 0; g < ranks; ++g) {
+    TxOnNode& tx = out->txs[g];
+    tx.commits_begin = commit_at[g];
+    tx.commits_count = commit_at[g + 1] - commit_at[g];
+    auto first = writes.begin() + write_at[g], last = writes.begin() + write_at[g + 1];
+    std::sort(first, last);
     tx.writes_begin = static_cast<uint32_t>(out->writes.size());
-    for (; w < writes_.size() && rank[writes_[w].first] == k; ++w) out->writes.push_back(writes_[w].second);
+    std::unique_copy(first, last, std::back_inserter(out->writes));
     tx.writes_count = static_cast<uint32_t>(out->writes.size()) - tx.writes_begin;
-    out->txs.push_back(tx);
   }
   out->participants = std::move(participants_);
 }
 
-}  // namespace
-
-wal::Result<NodeTxs> ReadNodeTxs(const std::string& node, const wal::WalLocation& wal_dir,
-                                 const std::optional<wal::TxId>& only) {
-  Census census(only);
-  auto index = BuildNodeIndex(node, wal_dir, [&census](const wal::Record& r) { census.OnRecord(r); });
-  if (!index.ok()) return index.status();
-  NodeTxs out;
-  out.index = std::move(index).value();
-  census.Finish(&out);
-  return out;
-}
+TxCensus::TxCensus(const std::optional<wal::TxId>& only) : impl_(std::make_unique<Impl>(only)) {}
+TxCensus::~TxCensus() = default;
+TxCensus::TxCensus(TxCensus&&) noexcept = default;
+void TxCensus::OnRecord(const wal::Record& r) { impl_->OnRecord(r); }
+void TxCensus::Finish(NodeTxs* out) { impl_->Finish(out); }
 
 }  // namespace cut

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,8 +51,20 @@ struct NodeTxs {
   std::vector<uint16_t> participants;
 };
 
-// Reads the WAL of `wal_dir` once. `only`: collect that transaction alone.
-wal::Result<NodeTxs> ReadNodeTxs(const std::string& node, const wal::WalLocation& wal_dir,
-                                 const std::optional<wal::TxId>& only);
+// Collects a node's transactions from its records, given in WAL order (a RecordTap of
+// the node's cut index, so one pass reads both). `only`: collect that transaction alone.
+class TxCensus {
+ public:
+  explicit TxCensus(const std::optional<wal::TxId>& only);
+  ~TxCensus();
+  TxCensus(TxCensus&&) noexcept;
+  void OnRecord(const wal::Record& r);
+  // The transactions, sorted by id (out->index is left as it is).
+  void Finish(NodeTxs* out);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace cut

@@ -259,6 +259,10 @@ struct TxView {
   // f(node order) for each participant's primary and then its backups, in record order.
   template <typename F>
   void ForEachParticipantNode(F&& f) const;
+  // group(primary, number of backups) for each participant, each followed by
+  // backup(node order) for each of its backups.
+  template <typename G, typename B>
+  void ForEachParticipant(G&& group, B&& backup) const;
 };
 
 struct DataView {
@@ -293,26 +297,31 @@ class DataEntryCursor {
 // position inside the payload in the message. Unknown types decode to nothing (ok).
 Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out);
 
-template <typename F>
-void TxView::ForEachParticipantNode(F&& f) const {
+template <typename G, typename B>
+void TxView::ForEachParticipant(G&& group, B&& backup) const {
   const auto* p = reinterpret_cast<const unsigned char*>(participants.data());
   auto u16 = [](const unsigned char* q) { return static_cast<uint16_t>(q[0] | q[1] << 8); };
   if (IsIgnite(format)) {
     // i16 primary · i32 backup count · i16 backups (counts checked by ViewIgniteTx)
     for (uint32_t i = 0; i < participant_count; ++i) {
-      f(u16(p));
       const uint32_t nb = static_cast<uint32_t>(p[2] | p[3] << 8 | p[4] << 16) | static_cast<uint32_t>(p[5]) << 24;
+      group(u16(p), nb);
       p += 6;
-      for (uint32_t b = 0; b < nb; ++b, p += 2) f(u16(p));
+      for (uint32_t b = 0; b < nb; ++b, p += 2) backup(u16(p));
     }
     return;
   }
   for (uint32_t i = 0; i < participant_count; ++i) {
-    f(u16(p));
     const uint16_t nb = u16(p + 2);
+    group(u16(p), uint32_t{nb});
     p += 4;
-    for (uint16_t b = 0; b < nb; ++b, p += 2) f(u16(p));
+    for (uint16_t b = 0; b < nb; ++b, p += 2) backup(u16(p));
   }
+}
+
+template <typename F>
+void TxView::ForEachParticipantNode(F&& f) const {
+  ForEachParticipant([&](uint16_t primary, uint32_t) { f(primary); }, f);
 }
 
 }  // namespace wal

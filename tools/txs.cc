@@ -18,24 +18,74 @@ namespace {
 
 const char* StateName(const std::optional<wal::TxState>& s) { return s ? wal::TxStateName(*s) : "missing"; }
 
-// Every node's transactions, read on as many threads as there are cores, in the order
+// A node's feed to the cluster check that keeps, of every cut it hands over, what the
+// table's sides need (the check releases the rest): its records' places and its sets.
+class KeepCuts : public cut::CutFeed {
+ public:
+  KeepCuts(std::unique_ptr<cut::CutFeed> feed, std::vector<cut::CutOnNode>* kept)
+      : feed_(std::move(feed)), kept_(kept) {}
+  bool Next(cut::CutOnNode* out) override {
+    if (!feed_->Next(out)) return false;
+    cut::CutOnNode k;
+    k.id = out->id;
+    k.has_start = out->has_start;
+    k.has_finish = out->has_finish;
+    k.start = out->start;
+    k.finish = out->finish;
+    k.before = out->before;
+    k.after = out->after;
+    kept_->push_back(std::move(k));
+    return true;
+  }
+  cut::NodeIndex Progress() override { return feed_->Progress(); }
+  std::vector<cut::BaseSnapshot> Snapshots() override { return feed_->Snapshots(); }
+  uint64_t LastStartTs() override { return feed_->LastStartTs(); }
+
+ private:
+  std::unique_ptr<cut::CutFeed> feed_;
+  std::vector<cut::CutOnNode>* kept_;
+};
+
+// Every node's transactions and the cluster check, in one pass over each WAL: the
+// transactions are collected from the records the check's reading sees. In the order
 // the nodes were given.
-std::vector<cut::NodeTxs> ReadAll(const WalInputs& inputs, const std::optional<wal::TxId>& only) {
-  std::vector<cut::NodeTxs> nodes(inputs.nodes.size());
+std::vector<cut::NodeTxs> ReadAll(const WalInputs& inputs, const std::optional<wal::TxId>& only, Output& output,
+                                  cut::ClusterReport* report) {
+  const size_t n = inputs.nodes.size();
+  std::vector<std::unique_ptr<cut::TxCensus>> census;
+  std::vector<std::vector<cut::CutOnNode>> cuts(n);
+  std::vector<std::unique_ptr<cut::CutFeed>> feeds;
+  for (size_t i = 0; i < n; ++i) {
+    const WalInput& in = inputs.nodes[i];
+    census.push_back(std::make_unique<cut::TxCensus>(only));
+    auto feed = cut::WalFeed(in.node, in.wal_dir, [c = census.back().get()](const wal::Record& r) { c->OnRecord(r); });
+    feeds.push_back(feed.ok() ? std::make_unique<KeepCuts>(std::move(feed).value(), &cuts[i])
+                              : cut::UnreadableFeed(in.node, feed.status().message()));
+  }
+  const auto kept = KeptIncrementsOf(inputs.nodes);
+  cut::StreamedCluster streamed;
+  {
+    Progress progress = WalProgress(output, "reading the WALs", inputs.nodes);
+    streamed = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
+                                          kept ? &*kept : nullptr);
+  }
+  *report = std::move(streamed.report);
+  std::vector<cut::NodeTxs> nodes(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (auto& v : streamed.nodes) {
+      if (v.node == inputs.nodes[i].node) nodes[i].index = std::move(v);
+    }
+    nodes[i].index.cuts = std::move(cuts[i]);
+  }
+  // Sorting each node's transactions: on every core.
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < nodes.size();) {
-      const WalInput& in = inputs.nodes[i];
-      auto read = cut::ReadNodeTxs(in.node, in.wal_dir, only);
-      if (read.ok()) {
-        nodes[i] = std::move(read).value();
-      } else {
-        nodes[i].index.node = in.node;
-        nodes[i].index.open_error = read.status().message();
-      }
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      census[i]->Finish(&nodes[i]);
+      census[i].reset();
     }
   };
-  const size_t workers = std::min<size_t>(nodes.size(), std::max(1u, std::thread::hardware_concurrency()));
+  const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> threads;
   for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
   work();
@@ -63,7 +113,8 @@ std::vector<std::vector<NodeCut>> CutsByNode(const std::vector<cut::NodeIndex>& 
       }
       if (k == nullptr || !k->has_start || !k->has_finish) continue;
       const std::string id = c.id.ToString();
-      NodeCut nc{id, " " + id.substr(0, 8) + "=Before", " " + id.substr(0, 8) + "=After", k->start, k->finish,
+      const std::string_view short_id = std::string_view(id).substr(0, 8);
+      NodeCut nc{id, fmt::format(" {}=Before", short_id), fmt::format(" {}=After", short_id), k->start, k->finish,
                  k->before, k->after};
       std::sort(nc.before.begin(), nc.before.end());
       std::sort(nc.after.begin(), nc.after.end());
@@ -83,7 +134,7 @@ bool SideIsBefore(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& co
 // node has none but is a participant), by node index.
 struct Row {
   wal::TxId xid;
-  std::map<size_t, const cut::TxOnNode*> nodes;
+  std::vector<std::pair<size_t, const cut::TxOnNode*>> nodes;  // by node index
   const cut::NodeTxs* named_by = nullptr;  // the node whose TX_RECORD gives the participants
   const cut::TxOnNode* naming = nullptr;
 };
@@ -93,13 +144,15 @@ class TxsPrinter {
   // `indexes[i]`: the cut index of nodes[i].
   TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes, const std::vector<cut::NodeIndex>& indexes,
              const std::optional<cut::ClusterInfo>& cluster, const cut::ClusterReport& report, Output& output);
-  // Prints the row if it passes the filters; false when it does not.
-  bool Print(const Row& row);
+  // Prints the row if it passes the filters; false when it does not. Adds the
+  // participants without a record of the transaction to row.nodes.
+  bool Print(Row& row);
   void Finish(size_t shown);
 
  private:
   std::string NameOf(uint16_t order) const;
-  std::string ParticipantsText(const Row& row, std::vector<size_t>* nodes) const;
+  void AddParticipants(Row& row);
+  std::string ParticipantsText(const Row& row) const;
   void NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid);
   void Flush(bool all);
   void Append(std::string_view text) { b_.append(text.data(), text.data() + text.size()); }
@@ -133,35 +186,50 @@ std::string TxsPrinter::NameOf(uint16_t order) const {
   return it != names_.end() ? it->second : fmt::format("order-{}", order);
 }
 
-// "primary[backup,backup] primary[...]", and the nodes (by index) of every participant.
-std::string TxsPrinter::ParticipantsText(const Row& row, std::vector<size_t>* nodes) const {
+// Every participant the row's TX_RECORD names gets a place in row.nodes, null when its
+// WAL has no record of the transaction.
+void TxsPrinter::AddParticipants(Row& row) {
+  if (row.naming == nullptr) return;
+  const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
+  const size_t had = row.nodes.size();
+  auto add = [&](uint16_t order) {
+    auto ix = index_of_order_.find(order);
+    if (ix == index_of_order_.end()) return;
+    for (size_t k = 0; k < row.nodes.size(); ++k) {
+      if (row.nodes[k].first == ix->second) return;
+    }
+    row.nodes.emplace_back(ix->second, nullptr);
+  };
+  for (uint16_t g = 0; g < row.naming->participants_count; ++g) {
+    add(*p++);
+    const uint16_t backups = *p++;
+    for (uint16_t k = 0; k < backups; ++k) add(*p++);
+  }
+  if (row.nodes.size() != had) std::sort(row.nodes.begin(), row.nodes.end());
+}
+
+// "primary[backup,backup] primary[...]".
+std::string TxsPrinter::ParticipantsText(const Row& row) const {
   std::string text;
   if (row.naming == nullptr) return text;
   const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
-  auto add_node = [&](uint16_t order) {
-    auto ix = index_of_order_.find(order);
-    if (ix != index_of_order_.end()) nodes->push_back(ix->second);
-  };
   for (uint16_t g = 0; g < row.naming->participants_count; ++g) {
     const uint16_t primary = *p++;
     const uint16_t backups = *p++;
-    text += (text.empty() ? "" : " ") + NameOf(primary) + "[";
-    add_node(primary);
+    if (!text.empty()) text += ' ';
+    text += NameOf(primary);
+    text += '[';
     for (uint16_t k = 0; k < backups; ++k, ++p) {
-      text += (k ? "," : "") + NameOf(*p);
-      add_node(*p);
+      if (k != 0) text += ',';
+      text += NameOf(*p);
     }
-    text += "]";
+    text += ']';
   }
   return text;
 }
 
-bool TxsPrinter::Print(const Row& given) {
-  Row row = given;
-  std::vector<size_t> participant_nodes;
-  const std::string participants = ParticipantsText(row, &participant_nodes);
-  // Every participant gets a line, "missing" when its WAL has no record of the tx.
-  for (size_t i : participant_nodes) row.nodes.emplace(i, nullptr);
+bool TxsPrinter::Print(Row& row) {
+  AddParticipants(row);
   auto state_of = [](const cut::TxOnNode* on) { return on != nullptr ? on->state() : std::nullopt; };
   bool some_committed = false, some_not = false, some_open = false;
   for (const auto& [i, on] : row.nodes) {
@@ -180,6 +248,7 @@ bool TxsPrinter::Print(const Row& given) {
     return false;
   }
   if (o_.quiet) return true;
+  const std::string participants = ParticipantsText(row);
   const std::string near = NameOf(static_cast<uint16_t>(row.xid.node_order));
   if (o_.json) {
     j_.BeginObject().Field("tx", row.xid.ToString()).Field("near", near).Field("participants", participants);
@@ -264,6 +333,7 @@ void TxsPrinter::Finish(size_t shown) {
 template <typename F>
 void ForEachRow(const std::vector<cut::NodeTxs>& nodes, F&& f) {
   std::vector<size_t> at(nodes.size(), 0);
+  Row row;
   for (;;) {
     const wal::TxId* least = nullptr;
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -272,12 +342,14 @@ void ForEachRow(const std::vector<cut::NodeTxs>& nodes, F&& f) {
       }
     }
     if (least == nullptr) return;
-    Row row;
     row.xid = *least;
+    row.nodes.clear();
+    row.named_by = nullptr;
+    row.naming = nullptr;
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (at[i] == nodes[i].txs.size() || nodes[i].txs[at[i]].xid != row.xid) continue;
       const cut::TxOnNode* on = &nodes[i].txs[at[i]++];
-      row.nodes[i] = on;
+      row.nodes.emplace_back(i, on);
       if (row.naming == nullptr && on->participants_count != 0) {
         row.naming = on;
         row.named_by = &nodes[i];
@@ -301,23 +373,17 @@ int RunTxs(const TxsOptions& o, Output& output) {
   WalInputs inputs;
   int code = kExitOk;
   if (!ResolveNodes({o.dir}, output, &inputs, &code)) return code;
-  std::vector<cut::NodeTxs> nodes;
-  {
-    Progress progress = WalProgress(output, "reading the WALs", inputs.nodes);
-    nodes = ReadAll(inputs, only);
-  }
+  cut::ClusterReport report;
+  std::vector<cut::NodeTxs> nodes = ReadAll(inputs, only, output, &report);
   std::vector<cut::NodeIndex> indexes;
   for (auto& n : nodes) {
     if (n.index.open_error.empty()) PrintReadErrors(n.index, output);
     indexes.push_back(std::move(n.index));
   }
-  const auto kept = KeptIncrementsOf(inputs.nodes);
-  const cut::ClusterReport report =
-      cut::CheckCluster(indexes, inputs.cluster ? &*inputs.cluster : nullptr, kept ? &*kept : nullptr);
   PrintNodeProblems(report, output);
   TxsPrinter printer(o, nodes, indexes, inputs.cluster, report, output);
   size_t shown = 0, rows = 0;
-  ForEachRow(nodes, [&](const Row& row) {
+  ForEachRow(nodes, [&](Row& row) {
     ++rows;
     if (printer.Print(row)) ++shown;
   });

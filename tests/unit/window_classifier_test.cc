@@ -93,4 +93,30 @@ TEST(WindowClassifier, AfterSetListingACommitAfterFinishIsIgnitesHabitOnly) {
   EXPECT_EQ(Classify(Cut({}, {kLate}), true), std::vector<Kind>{});
 }
 
+// A Before transaction committed after the Start record carries its participants to the
+// cluster check's participant rule: node orders in walcut's format; Apache Ignite's
+// compact ids, which its WAL does not map to nodes, are not taken for node orders.
+TEST(WindowClassifier, ParticipantsAreNodeOrdersInWalcutsFormatOnly) {
+  for (const auto format : {wal::SegmentFormat::kWalcut, wal::SegmentFormat::kIgnite}) {
+    const bool ignite = format == wal::SegmentFormat::kIgnite;
+    // One participant: primary 2, backup 3.
+    const std::string parts = ignite ? std::string("\x02\x00\x01\x00\x00\x00\x03\x00", 8)
+                                     : std::string("\x02\x00\x01\x00\x03\x00", 6);
+    cut::CommitWindow w;
+    wal::TxView t;
+    t.state = wal::TxState::kCommitted;
+    t.xid = kInFlight;
+    t.format = format;
+    t.participant_count = 1;
+    t.participants = parts;
+    w.OnCommit(t, Pointer{0, 300});
+    cut::CutOnNode c = Cut({kInFlight}, {});
+    cut::WindowClassifier classifier;
+    classifier.set_ignite_rules(ignite);
+    classifier.Classify(c, w, Pointer{0, 0}, Pointer{0, 1000});
+    ASSERT_EQ(c.participants.size(), 1u) << ignite;
+    EXPECT_EQ(c.participants[0].nodes, ignite ? std::vector<uint16_t>{} : (std::vector<uint16_t>{2, 3})) << ignite;
+  }
+}
+
 }  // namespace
