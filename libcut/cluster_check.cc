@@ -149,14 +149,16 @@ void CutChecker::Check(const std::vector<uint64_t>& last_start, CutReport& repor
 }
 
 // Releases what only the check of this cut needed, on every node.
-void Release(std::vector<NodeIndex>& views, const wal::Uuid& id) {
+void Release(std::vector<NodeIndex>& views, const wal::Uuid& id, bool keep_sets) {
   for (auto& v : views) {
     for (auto& c : v.cuts) {
       if (c.id != id) continue;
       std::vector<TxSide>().swap(c.txs);
       std::vector<TxParticipants>().swap(c.participants);
-      std::vector<wal::TxId>().swap(c.before);
-      std::vector<wal::TxId>().swap(c.after);
+      if (!keep_sets) {
+        std::vector<wal::TxId>().swap(c.before);
+        std::vector<wal::TxId>().swap(c.after);
+      }
       std::vector<LocalProblem>().swap(c.problems);
     }
   }
@@ -271,7 +273,7 @@ void FeedSet::Take(const wal::Uuid& id, std::vector<uint64_t>* last_start) {
 }  // namespace
 
 StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> given, const ClusterInfo* cluster,
-                                      const std::vector<NodeKept>* kept) {
+                                      const std::vector<NodeKept>* kept, bool keep_sets) {
   StreamedCluster out;
   std::vector<NodeIndex>& views = out.nodes;
   FeedSet feeds(std::move(given), cluster, &views);
@@ -300,11 +302,11 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     out.report.cuts.push_back(std::move(r));
     const size_t index = out.report.cuts.size() - 1;
     if (consistent) {
-      if (it != last.end()) Release(views, out.report.cuts[it->second].id);
+      if (it != last.end()) Release(views, out.report.cuts[it->second].id, keep_sets);
       last[out.report.cuts[index].base] = index;
       std::swap(last_join[out.report.cuts[index].base], checker.join());  // the old one's memory is reused
     } else {
-      Release(views, id);
+      Release(views, id, keep_sets);
     }
   }
   for (size_t i = 0; i < n; ++i) {

@@ -82,12 +82,14 @@ ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterI
 // The same check, pulling each node's cuts from its feed in step: a cut is checked as
 // soon as every node has handed over its next cut (or reached its end), and what only
 // that check needed is released, so memory is bounded by a few windows per node.
+// `keep_sets`: the cuts handed back keep their Finish records' sets (what a restore or
+// the transaction table needs of them); their transactions go all the same.
 struct StreamedCluster {
   ClusterReport report;
-  std::vector<NodeIndex> nodes;  // in node order; cuts without their transactions and sets
+  std::vector<NodeIndex> nodes;  // in node order; cuts without their transactions (and sets)
 };
 StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds,
                                       const ClusterInfo* cluster = nullptr,
-                                      const std::vector<NodeKept>* kept = nullptr);
+                                      const std::vector<NodeKept>* kept = nullptr, bool keep_sets = false);
 
 }  // namespace cut

@@ -64,7 +64,9 @@ int RunCheck(const CheckOptions& o, Output& output) {
     report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
   } else {
     cut::StreamedCluster streamed;
-    if (!CheckFromWal(o.paths, o.cluster_file, output, &streamed, &code)) return code;
+    WalCheck how;
+    how.cluster_file = o.cluster_file;
+    if (!CheckFromWal(o.paths, how, output, &streamed, &code)) return code;
     report = std::move(streamed.report);
   }
   PrintNodeProblems(report, output);

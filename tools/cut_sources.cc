@@ -75,28 +75,29 @@ bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut:
   return true;
 }
 
-bool CheckFromWal(const std::vector<std::string>& paths, const std::string& cluster_file, Output& output,
-                  cut::StreamedCluster* out, int* code) {
+bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
+                  cut::StreamedCluster* out, int* code, WalInputs* resolved) {
   WalInputs inputs;
   if (!ResolveNodes(paths, output, &inputs, code)) return false;
-  if (!cluster_file.empty()) {
+  if (!how.cluster_file.empty()) {
     if (inputs.cluster) {
       output.Error("--cluster: the directory given has a cluster file of its own");
       *code = kExitUsage;
       return false;
     }
-    if (!LoadClusterFile(cluster_file, output, &inputs.cluster, code)) return false;
+    if (!LoadClusterFile(how.cluster_file, output, &inputs.cluster, code)) return false;
   }
   std::vector<std::unique_ptr<cut::CutFeed>> feeds;
-  for (const auto& in : inputs.nodes) {
-    auto feed = cut::WalFeed(in.node, in.wal_dir);
+  for (size_t i = 0; i < inputs.nodes.size(); ++i) {
+    const WalInput& in = inputs.nodes[i];
+    auto feed = cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i) : nullptr);
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
   const auto kept = KeptIncrementsOf(inputs.nodes);
   {
-    Progress progress = WalProgress(output, "reading the WALs", inputs.nodes);
+    Progress progress = WalProgress(output, how.progress, inputs.nodes);
     *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
-                                      kept ? &*kept : nullptr);
+                                      kept ? &*kept : nullptr, how.keep_sets);
   }
   // In the order the nodes were given, as when they are read whole.
   for (const auto& in : inputs.nodes) {
@@ -104,6 +105,7 @@ bool CheckFromWal(const std::vector<std::string>& paths, const std::string& clus
       if (n.node == in.node) PrintReadErrors(n, output);
     }
   }
+  if (resolved != nullptr) *resolved = std::move(inputs);
   return true;
 }
 

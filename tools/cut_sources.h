@@ -2,6 +2,7 @@
 // node directory, read here, or summary files written on the nodes.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,11 +27,25 @@ void PrintReadErrors(const cut::NodeIndex& index, Output& output);
 bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
                         std::optional<cut::ClusterInfo>* cluster, int* code,
                         std::optional<std::vector<cut::NodeKept>>* kept = nullptr);
+// How CheckFromWal reads.
+struct WalCheck {
+  // When not empty, the cluster file to take the baseline from (for node directories
+  // given one by one).
+  std::string cluster_file;
+  // The nodes' cuts keep their Finish records' sets (CheckClusterStreaming).
+  bool keep_sets = false;
+  // The words of the progress line.
+  std::string progress = "reading the WALs";
+  // When set, tap(i) is called for the i-th node of the inputs, before its WAL is read:
+  // what it returns sees each record of that WAL, in order, on the node's thread.
+  std::function<cut::RecordTap(size_t)> tap;
+};
+
 // Checks the cluster under `paths` cut by cut while reading its node WALs (one thread
-// per node), then prints each node's first read errors. `cluster_file`, when not empty,
-// is the cluster file to take the baseline from (for node directories given one by one).
-bool CheckFromWal(const std::vector<std::string>& paths, const std::string& cluster_file, Output& output,
-                  cut::StreamedCluster* out, int* code);
+// per node), then prints each node's first read errors. `inputs`, when given, receives
+// what the paths resolved to (the nodes in their order, the cluster file).
+bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
+                  cut::StreamedCluster* out, int* code, WalInputs* inputs = nullptr);
 bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
                               std::vector<cut::NodeIndex>* out, int* code);
 // Reads `path` as a cluster file (--cluster FILE).

@@ -133,7 +133,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
   if (o.summary_out.empty() && o.svg_out.empty()) {
     // Listing only: cut by cut, in bounded memory.
     cut::StreamedCluster streamed;
-    if (!CheckFromWal(o.paths, "", output, &streamed, &code)) return code;
+    if (!CheckFromWal(o.paths, WalCheck{}, output, &streamed, &code)) return code;
     report = std::move(streamed.report);
     PrintNodeProblems(report, output);
   } else {

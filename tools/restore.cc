@@ -215,11 +215,23 @@ int RunRestore(const RestoreOptions& o, Output& output) {
       }
     }
   }
-  std::vector<cut::NodeIndex> indexes;
-  std::optional<cut::ClusterInfo> cluster;
+  // The cuts found by the streaming check, keeping what the plan needs of each (its
+  // records' places and its sets).
+  WalCheck how;
+  how.keep_sets = true;
+  how.progress = "finding the cuts";
+  cut::StreamedCluster streamed;
+  WalInputs inputs;
   int code = kExitOk;
-  if (!LoadIndexesFromWal({o.dir}, output, &indexes, &cluster, &code)) return code;
-  cut::ClusterReport report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
+  if (!CheckFromWal({o.dir}, how, output, &streamed, &code, &inputs)) return code;
+  std::vector<cut::NodeIndex> indexes;  // in the order of the inputs
+  for (const auto& in : inputs.nodes) {
+    for (auto& v : streamed.nodes) {
+      if (v.node == in.node) indexes.push_back(std::move(v));
+    }
+  }
+  const std::optional<cut::ClusterInfo>& cluster = inputs.cluster;
+  cut::ClusterReport report = std::move(streamed.report);
   PrintNodeProblems(report, output);
   size_t chosen = 0;
   if (!ChooseCut(o, report, output, &chosen, &code)) return code;

@@ -18,70 +18,36 @@ namespace {
 
 const char* StateName(const std::optional<wal::TxState>& s) { return s ? wal::TxStateName(*s) : "missing"; }
 
-// A node's feed to the cluster check that keeps, of every cut it hands over, what the
-// table's sides need (the check releases the rest): its records' places and its sets.
-class KeepCuts : public cut::CutFeed {
- public:
-  KeepCuts(std::unique_ptr<cut::CutFeed> feed, std::vector<cut::CutOnNode>* kept)
-      : feed_(std::move(feed)), kept_(kept) {}
-  bool Next(cut::CutOnNode* out) override {
-    if (!feed_->Next(out)) return false;
-    cut::CutOnNode k;
-    k.id = out->id;
-    k.has_start = out->has_start;
-    k.has_finish = out->has_finish;
-    k.start = out->start;
-    k.finish = out->finish;
-    k.before = out->before;
-    k.after = out->after;
-    kept_->push_back(std::move(k));
-    return true;
-  }
-  cut::NodeIndex Progress() override { return feed_->Progress(); }
-  std::vector<cut::BaseSnapshot> Snapshots() override { return feed_->Snapshots(); }
-  uint64_t LastStartTs() override { return feed_->LastStartTs(); }
-
- private:
-  std::unique_ptr<cut::CutFeed> feed_;
-  std::vector<cut::CutOnNode>* kept_;
-};
-
 // Every node's transactions and the cluster check, in one pass over each WAL: the
-// transactions are collected from the records the check's reading sees. In the order
-// the nodes were given.
-std::vector<cut::NodeTxs> ReadAll(const WalInputs& inputs, const std::optional<wal::TxId>& only, Output& output,
-                                  cut::ClusterReport* report) {
-  const size_t n = inputs.nodes.size();
+// transactions are collected from the records the check's reading sees, and the cuts
+// keep their sets for the sides. In the order the nodes were given; false (with *code)
+// when the inputs cannot be resolved.
+bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Output& output, WalInputs* inputs,
+             std::vector<cut::NodeTxs>* nodes, cut::ClusterReport* report, int* code) {
   std::vector<std::unique_ptr<cut::TxCensus>> census;
-  std::vector<std::vector<cut::CutOnNode>> cuts(n);
-  std::vector<std::unique_ptr<cut::CutFeed>> feeds;
-  for (size_t i = 0; i < n; ++i) {
-    const WalInput& in = inputs.nodes[i];
-    census.push_back(std::make_unique<cut::TxCensus>(only));
-    auto feed = cut::WalFeed(in.node, in.wal_dir, [c = census.back().get()](const wal::Record& r) { c->OnRecord(r); });
-    feeds.push_back(feed.ok() ? std::make_unique<KeepCuts>(std::move(feed).value(), &cuts[i])
-                              : cut::UnreadableFeed(in.node, feed.status().message()));
-  }
-  const auto kept = KeptIncrementsOf(inputs.nodes);
+  WalCheck how;
+  how.keep_sets = true;
+  how.tap = [&](size_t i) -> cut::RecordTap {
+    if (census.size() <= i) census.resize(i + 1);
+    census[i] = std::make_unique<cut::TxCensus>(only);
+    return [c = census[i].get()](const wal::Record& r) { c->OnRecord(r); };
+  };
   cut::StreamedCluster streamed;
-  {
-    Progress progress = WalProgress(output, "reading the WALs", inputs.nodes);
-    streamed = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
-                                          kept ? &*kept : nullptr);
-  }
+  if (!CheckFromWal({dir}, how, output, &streamed, code, inputs)) return false;
   *report = std::move(streamed.report);
-  std::vector<cut::NodeTxs> nodes(n);
+  const size_t n = inputs->nodes.size();
+  census.resize(n);
+  nodes->assign(n, cut::NodeTxs{});
   for (size_t i = 0; i < n; ++i) {
     for (auto& v : streamed.nodes) {
-      if (v.node == inputs.nodes[i].node) nodes[i].index = std::move(v);
+      if (v.node == inputs->nodes[i].node) (*nodes)[i].index = std::move(v);
     }
-    nodes[i].index.cuts = std::move(cuts[i]);
   }
   // Sorting each node's transactions: on every core.
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < n;) {
-      census[i]->Finish(&nodes[i]);
+      if (census[i] != nullptr) census[i]->Finish(&(*nodes)[i]);
       census[i].reset();
     }
   };
@@ -90,7 +56,7 @@ std::vector<cut::NodeTxs> ReadAll(const WalInputs& inputs, const std::optional<w
   for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
   work();
   for (auto& t : threads) t.join();
-  return nodes;
+  return true;
 }
 
 // A cut with both records on a node, with its sets sorted for the side rule.
@@ -372,14 +338,11 @@ int RunTxs(const TxsOptions& o, Output& output) {
   }
   WalInputs inputs;
   int code = kExitOk;
-  if (!ResolveNodes({o.dir}, output, &inputs, &code)) return code;
   cut::ClusterReport report;
-  std::vector<cut::NodeTxs> nodes = ReadAll(inputs, only, output, &report);
+  std::vector<cut::NodeTxs> nodes;
+  if (!ReadAll(o.dir, only, output, &inputs, &nodes, &report, &code)) return code;
   std::vector<cut::NodeIndex> indexes;
-  for (auto& n : nodes) {
-    if (n.index.open_error.empty()) PrintReadErrors(n.index, output);
-    indexes.push_back(std::move(n.index));
-  }
+  for (auto& n : nodes) indexes.push_back(std::move(n.index));
   PrintNodeProblems(report, output);
   TxsPrinter printer(o, nodes, indexes, inputs.cluster, report, output);
   size_t shown = 0, rows = 0;
