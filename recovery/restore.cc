@@ -246,6 +246,7 @@ wal::Status NodeReplay::Replay() {
   std::string first_error;
   wal::ReaderOptions ro;
   ro.from = plan_.from;
+  ro.light = true;  // TX and DATA records viewed in place, as strictly checked
   auto reader = wal::WalReader::OpenFiles(std::move(files).value(), ro, [&](const wal::Issue& i) {
     if (i.IsError() && first_error.empty()) first_error = i.ToString();
   });
@@ -290,7 +291,9 @@ void NodeReplay::Progress(uint32_t size) {
 
 // A transaction's writes wait for its final record.
 wal::Status NodeReplay::OnData(const wal::Record& r) {
-  for (const auto& e : r.decoded.data.entries) {
+  wal::DataEntryCursor entries(r.data);
+  wal::DataEntry e;
+  while (entries.Next(&e)) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
     pending_[e.xid].push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
                                std::string(e.value)});
@@ -316,7 +319,7 @@ cut::Side NodeReplay::SideOf(const wal::TxId& x, const wal::Pointer& commit) {
 }
 
 wal::Status NodeReplay::OnTx(const wal::Record& r) {
-  const auto& t = r.decoded.tx;
+  const wal::TxView& t = r.tx;
   const wal::TxId& x = t.xid;
   if (t.state == wal::TxState::kPrepared) {
     (void)order_.OnPrepared(x);
