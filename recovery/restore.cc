@@ -59,10 +59,10 @@ wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std
 // Applies one committed write to its copy: only if newer than what the copy holds (a
 // backup may log two transactions on one key in either order). A copy this node did
 // not hold in the base is not written.
-void Apply(OwnedEntry& e, std::map<std::pair<uint32_t, uint32_t>, Copy>& copies, NodeResult* out) {
-  auto c = copies.find({e.cache, e.partition});
+void Apply(OwnedEntry& e, const std::unordered_map<uint64_t, Copy*>& copies, NodeResult* out) {
+  auto c = copies.find(uint64_t{e.cache} << 32 | e.partition);
   if (c == copies.end()) return;
-  Copy& copy = c->second;
+  Copy& copy = *c->second;
   ++out->entries;
   copy.applied.push_back(e.counter);
   copy.highest = std::max(copy.highest, e.counter);
@@ -218,7 +218,12 @@ class NodeReplay {
   const std::set<wal::TxId> before_, after_;
   NodeResult out_;
   std::map<std::pair<uint32_t, uint32_t>, Copy> copies_;
+  std::unordered_map<uint64_t, Copy*> copy_at_;  // cache << 32 | partition: the copies, found fast
   std::unordered_map<wal::TxId, std::vector<OwnedEntry>, wal::TxIdHash> pending_;
+  // The entries of the transaction written last (a DATA record holds one transaction's
+  // writes, often several): found once per run of them.
+  wal::TxId last_xid_;
+  std::vector<OwnedEntry>* last_pending_ = nullptr;
   // The side of each transaction still holding a role open here: its first commit placed
   // it (side.h), and its later roles follow.
   std::unordered_map<wal::TxId, cut::Side, wal::TxIdHash> placed_;
@@ -232,6 +237,7 @@ wal::Status NodeReplay::LoadBase() {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
     Copy& c = copies_[{pf->cache_id, pf->partition}];
+    copy_at_[uint64_t{pf->cache_id} << 32 | pf->partition] = &c;  // elements of a map do not move
     c.cache = pf->cache_id;
     c.partition = pf->partition;
     c.base_counter = c.highest = pf->lwm;
@@ -295,7 +301,11 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
   wal::DataEntry e;
   while (entries.Next(&e)) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
-    pending_[e.xid].push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
+    if (last_pending_ == nullptr || e.xid != last_xid_) {
+      last_xid_ = e.xid;
+      last_pending_ = &pending_[e.xid];  // elements of an unordered_map do not move
+    }
+    last_pending_->push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
                                std::string(e.value)});
   }
   return wal::Status::Ok();
@@ -330,6 +340,7 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
     return OutOfOrder(r, why);
   }
   auto it = pending_.find(x);
+  if (it != pending_.end() && last_pending_ == &it->second) last_pending_ = nullptr;  // erased below
   if (t.state == wal::TxState::kRolledBack) {
     if (it != pending_.end()) pending_.erase(it);
     if (!order_.IsOpen(x)) placed_.erase(x);
@@ -340,7 +351,7 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
   } else {
     ++out_.txs_applied;
     if (it != pending_.end()) {
-      for (auto& e : it->second) Apply(e, copies_, &out_);
+      for (auto& e : it->second) Apply(e, copy_at_, &out_);
     }
   }
   if (it != pending_.end()) pending_.erase(it);
@@ -375,6 +386,7 @@ NodeResult NodeReplay::Finish() {
     std::sort(pf.entries.begin(), pf.entries.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
     out_.partitions.push_back(std::move(pf));
   }
+  copy_at_.clear();
   copies_.clear();
   if (progress_) progress_(plan_.node, out_.wal_bytes);
   return std::move(out_);
