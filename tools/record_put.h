@@ -2,6 +2,7 @@
 // own records (record_format.cc) and of Apache Ignite's (dump_ignite.cc).
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <iterator>
 #include <string_view>
@@ -22,10 +23,13 @@ void Put(fmt::memory_buffer* out, fmt::format_string<Args...> f, Args&&... args)
 
 inline void PutStr(fmt::memory_buffer* out, std::string_view s) { AppendRaw(out, s.data(), s.size()); }
 
-// Hot-path number printing: fmt::format_int, no format-string parsing per call.
+// Hot-path number printing: the digits written straight into the buffer, no
+// format-string parsing and no copy per call.
 inline void PutU(fmt::memory_buffer* out, uint64_t v) {
-  fmt::format_int f(v);
-  AppendRaw(out, f.data(), f.size());
+  const size_t at = out->size();
+  out->try_resize(at + 20);  // the most digits a uint64_t has
+  const auto r = std::to_chars(out->data() + at, out->data() + at + 20, v);
+  out->try_resize(static_cast<size_t>(r.ptr - out->data()));
 }
 
 // "T.N.O", or "T.N.O@D" with a data-center id.
