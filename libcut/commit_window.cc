@@ -23,10 +23,10 @@ void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
   c.xid = t.xid;
   c.hash = HashTxId(t.xid);
   c.ptr = at;
-  // Apache Ignite names the participants by their compact ids in the baseline, which
-  // its WAL does not map to nodes: none are kept, and the participant rule is not applied.
+  // Participants that are not node orders (Apache Ignite's) are not kept: the
+  // participant rule is not applied to them.
   bool narrow = true;
-  if (!wal::IsIgnite(t.format)) {
+  if (t.NamesNodeOrders()) {
     t.ForEachParticipantNode([&](uint16_t order) {
       if (order < 64) {
         c.participant_mask |= uint64_t{1} << order;

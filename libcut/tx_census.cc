@@ -80,8 +80,7 @@ class TxCensus::Impl {
       case wal::TxState::kRolledBack: ++tx.rolled_back; break;
       case wal::TxState::kUnknown: ++tx.unknown; break;
     }
-    // (Apache Ignite's participants are compact ids its WAL does not map to nodes.)
-    if (tx.participants_count == 0 && t.participant_count != 0 && !wal::IsIgnite(t.format)) {
+    if (tx.participants_count == 0 && t.participant_count != 0 && t.NamesNodeOrders()) {
       tx.participants_begin = static_cast<uint32_t>(participants_.size());
       tx.participants_count = static_cast<uint16_t>(t.participant_count);
       t.ForEachParticipant(
@@ -178,7 +177,6 @@ void TxCensus::Impl::Finish(NodeTxs* out) {
 
 TxCensus::TxCensus(const std::optional<wal::TxId>& only) : impl_(std::make_unique<Impl>(only)) {}
 TxCensus::~TxCensus() = default;
-TxCensus::TxCensus(TxCensus&&) noexcept = default;
 void TxCensus::OnRecord(const wal::Record& r) { impl_->OnRecord(r); }
 void TxCensus::Finish(NodeTxs* out) { impl_->Finish(out); }
 

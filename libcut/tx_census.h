@@ -57,7 +57,6 @@ class TxCensus {
  public:
   explicit TxCensus(const std::optional<wal::TxId>& only);
   ~TxCensus();
-  TxCensus(TxCensus&&) noexcept;
   void OnRecord(const wal::Record& r);
   // The transactions, sorted by id (out->index is left as it is).
   void Finish(NodeTxs* out);

@@ -256,7 +256,10 @@ struct TxView {
   uint16_t counter_count = 0;
   std::string_view counters;       // their bytes, as encoded
 
-  // f(node order) for each participant's primary and then its backups, in record order.
+  // Whether the participants are node orders, as in walcut's format. Apache Ignite names
+  // them by their compact ids in the baseline, which its WAL does not map to nodes.
+  bool NamesNodeOrders() const { return !IsIgnite(format); }
+  // f(id) for each participant's primary and then its backups, in record order.
   template <typename F>
   void ForEachParticipantNode(F&& f) const;
   // group(primary, number of backups) for each participant, each followed by

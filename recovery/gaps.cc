@@ -6,6 +6,7 @@
 
 #include "libwal/wal_reader.h"
 #include "recovery/counter_tracker.h"
+#include "recovery/partition_file.h"
 
 namespace recovery {
 
@@ -87,7 +88,7 @@ class GapScan {
   // The records of a transaction name few partitions, the same ones again and again: the
   // last copy asked for is asked first.
   Copy& CopyOf(uint32_t cache, uint32_t partition) {
-    const uint64_t key = uint64_t{cache} << 32 | partition;
+    const uint64_t key = PackedCopyKey(cache, partition);
     if (last_ != nullptr && key == last_key_) return *last_;
     last_key_ = key;
     last_ = &copies_[key];  // elements of an unordered_map do not move
@@ -134,7 +135,7 @@ class GapScan {
   CopyGaps GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) const;
 
   bool collect_committed_;
-  std::unordered_map<uint64_t, Copy> copies_;  // by cache << 32 | partition
+  std::unordered_map<uint64_t, Copy> copies_;  // by PackedCopyKey
   uint64_t last_key_ = 0;
   Copy* last_ = nullptr;
   std::vector<wal::TxId> live_;  // Prune's scratch

@@ -17,6 +17,10 @@ inline constexpr uint32_t kPartitionFileVersion = 1;
 // The largest partition file read.
 inline constexpr uint64_t kMaxPartitionFileBytes = 1ull << 32;
 
+// A partition copy's key in hash tables: its cache id and partition in one word, ordered
+// as the pair (cache, partition).
+inline uint64_t PackedCopyKey(uint32_t cache, uint32_t partition) { return uint64_t{cache} << 32 | partition; }
+
 struct PartitionEntry {
   std::string key;
   std::string value;

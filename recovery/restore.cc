@@ -59,10 +59,10 @@ wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std
 // Applies one committed write to its copy: only if newer than what the copy holds (a
 // backup may log two transactions on one key in either order). A copy this node did
 // not hold in the base is not written.
-void Apply(OwnedEntry& e, const std::unordered_map<uint64_t, Copy*>& copies, NodeResult* out) {
-  auto c = copies.find(uint64_t{e.cache} << 32 | e.partition);
+void Apply(OwnedEntry& e, std::unordered_map<uint64_t, Copy>& copies, NodeResult* out) {
+  auto c = copies.find(PackedCopyKey(e.cache, e.partition));
   if (c == copies.end()) return;
-  Copy& copy = *c->second;
+  Copy& copy = c->second;
   ++out->entries;
   copy.applied.push_back(e.counter);
   copy.highest = std::max(copy.highest, e.counter);
@@ -217,8 +217,7 @@ class NodeReplay {
   const ProgressFn& progress_;
   const std::set<wal::TxId> before_, after_;
   NodeResult out_;
-  std::map<std::pair<uint32_t, uint32_t>, Copy> copies_;
-  std::unordered_map<uint64_t, Copy*> copy_at_;  // cache << 32 | partition: the copies, found fast
+  std::unordered_map<uint64_t, Copy> copies_;  // by PackedCopyKey
   std::unordered_map<wal::TxId, std::vector<OwnedEntry>, wal::TxIdHash> pending_;
   // The entries of the transaction written last (a DATA record holds one transaction's
   // writes, often several): found once per run of them.
@@ -236,8 +235,7 @@ wal::Status NodeReplay::LoadBase() {
   for (const auto& f : ListPartitionFiles(plan_.base_dir)) {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
-    Copy& c = copies_[{pf->cache_id, pf->partition}];
-    copy_at_[uint64_t{pf->cache_id} << 32 | pf->partition] = &c;  // elements of a map do not move
+    Copy& c = copies_[PackedCopyKey(pf->cache_id, pf->partition)];
     c.cache = pf->cache_id;
     c.partition = pf->partition;
     c.base_counter = c.highest = pf->lwm;
@@ -351,7 +349,7 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
   } else {
     ++out_.txs_applied;
     if (it != pending_.end()) {
-      for (auto& e : it->second) Apply(e, copy_at_, &out_);
+      for (auto& e : it->second) Apply(e, copies_, &out_);
     }
   }
   if (it != pending_.end()) pending_.erase(it);
@@ -359,7 +357,11 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
 }
 
 NodeResult NodeReplay::Finish() {
-  for (auto& [id, copy] : copies_) {
+  std::vector<uint64_t> keys;  // the partition files in (cache, partition) order
+  for (const auto& kv : copies_) keys.push_back(kv.first);
+  std::sort(keys.begin(), keys.end());
+  for (uint64_t key : keys) {
+    Copy& copy = copies_.at(key);
     // The restored counter is the highest write applied (or the base's). Rollbacks close
     // ranges below it; above it they are dropped, or copies that logged the rollback
     // before the cut and copies that logged it after would disagree.
@@ -386,7 +388,6 @@ NodeResult NodeReplay::Finish() {
     std::sort(pf.entries.begin(), pf.entries.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
     out_.partitions.push_back(std::move(pf));
   }
-  copy_at_.clear();
   copies_.clear();
   if (progress_) progress_(plan_.node, out_.wal_bytes);
   return std::move(out_);

@@ -109,6 +109,16 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
   return true;
 }
 
+std::vector<cut::NodeIndex> InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes) {
+  std::vector<cut::NodeIndex> out;
+  for (const auto& in : inputs.nodes) {
+    for (auto& n : nodes) {
+      if (n.node == in.node) out.push_back(std::move(n));
+    }
+  }
+  return out;
+}
+
 void PrintNodeProblems(const cut::ClusterReport& report, Output& output) {
   for (const auto& p : report.problems) {
     if (p.kind != cut::Kind::kReadErrors) output.Error("{}: {}: {}", p.node, cut::KindName(p.kind), p.detail);

@@ -46,6 +46,9 @@ struct WalCheck {
 // what the paths resolved to (the nodes in their order, the cluster file).
 bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
                   cut::StreamedCluster* out, int* code, WalInputs* inputs = nullptr);
+// The streamed check's nodes (out->nodes, in node order) moved into the order the inputs
+// gave them.
+std::vector<cut::NodeIndex> InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes);
 bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
                               std::vector<cut::NodeIndex>* out, int* code);
 // Reads `path` as a cluster file (--cluster FILE).

@@ -224,12 +224,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   WalInputs inputs;
   int code = kExitOk;
   if (!CheckFromWal({o.dir}, how, output, &streamed, &code, &inputs)) return code;
-  std::vector<cut::NodeIndex> indexes;  // in the order of the inputs
-  for (const auto& in : inputs.nodes) {
-    for (auto& v : streamed.nodes) {
-      if (v.node == in.node) indexes.push_back(std::move(v));
-    }
-  }
+  std::vector<cut::NodeIndex> indexes = InInputOrder(inputs, std::move(streamed.nodes));
   const std::optional<cut::ClusterInfo>& cluster = inputs.cluster;
   cut::ClusterReport report = std::move(streamed.report);
   PrintNodeProblems(report, output);
