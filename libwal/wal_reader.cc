@@ -124,10 +124,13 @@ bool WalReader::LoadNextSegment() {
         next_started_ ? next_.get() : SegmentBytes::Load(files_[file_idx_], lazy, /*stream=*/true);
     next_started_ = false;
     if (options_.prefetch && file_idx_ + 1 < files_.size()) {
-      next_ = std::async(std::launch::async,
-                         [f = files_[file_idx_ + 1], lazy] { return SegmentBytes::Load(f, lazy, /*stream=*/true); });
+      next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1], lazy, retired = std::move(retired_)]() mutable {
+        retired = SegmentBytes();
+        return SegmentBytes::Load(f, lazy, /*stream=*/true);
+      });
       next_started_ = true;
     }
+    retired_ = SegmentBytes();
     if (!loaded.ok()) {
       const StatusCode code = loaded.status().code();
     IssueKind kind = code == StatusCode::kNotSupported  ? IssueKind::kUnsupported
@@ -161,6 +164,7 @@ void WalReader::EndSegment() {
     Report(MakeIssue(IssueKind::kBadZip, bytes_.bytes().size(), bytes_.entry_mismatch()));
   }
   loaded_ = false;
+  retired_ = std::move(bytes_);
   bytes_ = SegmentBytes();
   ++file_idx_;
   segments_done.fetch_add(1, std::memory_order_relaxed);

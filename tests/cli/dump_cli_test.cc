@@ -8,6 +8,8 @@
 #include <chrono>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "libwal/segment_file.h"
 #include "libwal/wal_writer.h"
 #include "tests/support/run_cli.h"
@@ -72,6 +74,44 @@ TEST(DumpCli, CorruptionExitsOneWithFileAndOffset) {
   EXPECT_NE(r.err.find("corruption at offset"), std::string::npos) << r.err;
   // Records after the damaged one are still printed.
   EXPECT_NE(r.out.find("INCREMENTAL_SNAPSHOT_FINISH_RECORD"), std::string::npos);
+}
+
+void FlipByte(const std::string& file, std::streamoff at) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(at);
+  char c = 0;
+  f.read(&c, 1);
+  f.seekp(at);
+  c = static_cast<char>(c ^ 0x40);
+  f.write(&c, 1);
+}
+
+// `dump --stats` reads the nodes side by side; what it says is what reading them one
+// after another says: each node's messages together, in input order, and the sums.
+TEST(DumpCli, StatsOfSeveralNodesReportInInputOrder) {
+  TempDir dir;
+  std::string tiny = Copy(dir);
+  FlipByte(tiny + "/node-0/wal/0000000000000000.wal", 300);
+  FlipByte(tiny + "/node-0/wal/0000000000000000.wal", 900);
+  FlipByte(tiny + "/node-1/wal/0000000000000001.wal", 400);
+  auto files = wal::ListSegments(tiny + "/node-1/wal");
+  fs::resize_file(files->back().path, fs::file_size(files->back().path) - 5);
+  auto all = RunCli({"dump", "--stats", "--json", tiny});
+  auto n0 = RunCli({"dump", "--stats", "--json", tiny + "/node-0"});
+  auto n1 = RunCli({"dump", "--stats", "--json", tiny + "/node-1"});
+  EXPECT_EQ(all.code, 1);
+  EXPECT_EQ(all.err, n0.err + n1.err);
+  EXPECT_NE(n0.err.find("node-0"), std::string::npos) << n0.err;
+  EXPECT_NE(n1.err.find("torn tail"), std::string::npos) << n1.err;
+  auto j = nlohmann::json::parse(all.out);
+  auto j0 = nlohmann::json::parse(n0.out);
+  auto j1 = nlohmann::json::parse(n1.out);
+  EXPECT_EQ(j["nodes"], 2);
+  for (const char* k : {"segments", "records", "bytes", "torn_tails", "errors"}) {
+    EXPECT_EQ(j[k].get<uint64_t>(), j0[k].get<uint64_t>() + j1[k].get<uint64_t>()) << k;
+  }
+  EXPECT_EQ(j["errors"].get<uint64_t>(), 3u) << all.err;
+  EXPECT_EQ(j["torn_tails"].get<uint64_t>(), 1u);
 }
 
 TEST(DumpCli, TornTailIsReportedButExitsZero) {
