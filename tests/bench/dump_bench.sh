@@ -7,10 +7,11 @@
 #
 # GIB: generates (once) a node WAL of GIB GiB (default 1) of realistic records: DataRecords
 # of 1-4 entries with 10-100 byte keys and values between TxRecords.
-# ignite: the raw archive segments a real Apache Ignite wrote under SOURCE (default
-# testdata/ignite; a bigger run of tests/ignite/run gives more), copied COPIES times
-# (default 40) into a scratch folder, each copy renumbered in its header and frames (their
-# CRCs recomputed) so that the folder is one long WAL.
+# ignite: the records of the raw archive segments a real Apache Ignite wrote under SOURCE
+# (default testdata/ignite; a bigger run of tests/ignite/run gives more), COPIES times
+# (default 40) one after another, packed into segments of 64 MiB (Ignite's default
+# walSegmentSize) in a scratch folder, every frame given its new pointer and CRC, so that
+# the folder is one long WAL as Ignite would have written it.
 # cluster: the WALs of a simulated 4-node cluster (generated once: 64 partitions, 1 backup,
 # 20 000 accounts, 300 000 transactions, 3 cuts, seed 3), about 280 MB in which two thirds
 # of the records are small TX_RECORDs: the cost per record, not per byte, decides.
@@ -32,20 +33,37 @@ if [[ $input == ignite* ]]; then
   python3 - "${source:-testdata/ignite}" "$data" "${copies:-40}" <<'PY'
 import glob, os, struct, sys, zlib
 source, out, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
+SEGMENT = 64 << 20  # Ignite's default walSegmentSize
 segs = sorted(glob.glob(os.path.join(source, "**/db/wal/archive/*/*.wal"), recursive=True))
-idx = 0
-for _ in range(copies):
-    for path in segs:
-        b = bytearray(open(path, "rb").read())
-        struct.pack_into("<q", b, 1, idx)
-        pos = 29
-        while pos < len(b) and b[pos] not in (0, 41):
-            struct.pack_into("<q", b, pos + 1, idx)
-            n = struct.unpack_from("<i", b, pos + 13)[0]
-            struct.pack_into("<I", b, pos + n - 4, zlib.crc32(bytes(b[pos:pos + n - 4])) ^ 0xFFFFFFFF)
-            pos += n
-        open(os.path.join(out, f"{idx:016d}.wal"), "wb").write(bytes(b))
+header = None
+frames = []  # every record frame of the archive, in order
+for path in segs:
+    b = open(path, "rb").read()
+    header = header or b[:29]
+    pos = 29
+    while pos < len(b) and b[pos] not in (0, 41):
+        n = struct.unpack_from("<i", b, pos + 13)[0]
+        frames.append(b[pos:pos + n])
+        pos += n
+idx, seg = 0, None
+def seal():
+    global idx, seg
+    if seg is not None:
+        open(os.path.join(out, f"{idx:016d}.wal"), "wb").write(bytes(seg))
         idx += 1
+    seg = None
+for _ in range(copies):
+    for f in frames:
+        if seg is not None and len(seg) + len(f) > SEGMENT:
+            seal()
+        if seg is None:
+            seg = bytearray(header)
+            struct.pack_into("<q", seg, 1, idx)
+        g = bytearray(f)
+        struct.pack_into("<qi", g, 1, idx, len(seg))
+        struct.pack_into("<I", g, len(g) - 4, zlib.crc32(bytes(g[:-4])) ^ 0xFFFFFFFF)
+        seg += g
+seal()
 PY
   files=("$data"/*.wal)
   kind="Ignite segments"
