@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -35,29 +36,56 @@ struct Commit {
   uint64_t hash = 0;          // HashTxId(xid)
 };
 
-// A queue over one vector: pushed at the back, popped at the front, indexed from it.
+// A queue in blocks of a fixed size: pushed at the back, popped at the front, indexed
+// from it. Growing never copies what it holds (a vector doubling would hold three
+// times its contents while it moves them), and a block popped empty is kept for the
+// next push, so a window that slides reuses its memory.
 template <typename T>
 class Fifo {
  public:
-  bool empty() const { return head_ == v_.size(); }
-  size_t size() const { return v_.size() - head_; }
-  T& operator[](size_t i) { return v_[head_ + i]; }
-  const T& operator[](size_t i) const { return v_[head_ + i]; }
-  const T& front() const { return v_[head_]; }
-  void push_back(const T& x) { v_.push_back(x); }
+  static constexpr size_t kBlock = size_t{1} << 12;  // elements per block
+
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  T& operator[](size_t i) { return At(head_ + i); }
+  const T& operator[](size_t i) const { return At(head_ + i); }
+  const T& front() const { return At(head_); }
+  void push_back(const T& x) {
+    if (tail_ == blocks_.size() * kBlock + base_) Grow();
+    At(tail_) = x;
+    ++tail_;
+  }
   template <typename It>
-  void append(It b, It e) { v_.insert(v_.end(), b, e); }
+  void append(It b, It e) {
+    for (; b != e; ++b) push_back(*b);
+  }
   void pop_front(size_t n = 1) {
     head_ += n;
-    if (head_ >= 4096 && head_ * 2 >= v_.size()) {
-      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
+    while (head_ - base_ >= kBlock) {
+      spare_.push_back(std::move(blocks_.front()));
+      blocks_.erase(blocks_.begin());
+      base_ += kBlock;
     }
+    if (spare_.size() > 2) spare_.resize(2);
   }
 
  private:
-  std::vector<T> v_;
+  // Positions count from the queue's first push; block 0 of blocks_ holds base_ onwards.
+  T& At(size_t pos) const { return blocks_[(pos - base_) / kBlock][(pos - base_) % kBlock]; }
+  void Grow() {
+    if (spare_.empty()) {
+      blocks_.push_back(std::make_unique<T[]>(kBlock));
+    } else {
+      blocks_.push_back(std::move(spare_.back()));
+      spare_.pop_back();
+    }
+  }
+
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  std::vector<std::unique_ptr<T[]>> spare_;
+  size_t base_ = 0;  // the position of blocks_[0][0]
   size_t head_ = 0;
+  size_t tail_ = 0;
 };
 
 class CommitWindow {
