@@ -30,7 +30,7 @@ class TxCensus::Impl {
       wal::DataEntry e;
       while (entries.Next(&e)) {
         if (e.xid.IsNull() || (only_ && e.xid != *only_)) continue;
-        writes_.push_back({Slot(e.xid), {e.partition, e.counter}});
+        writes_.push_back({Slot(e.xid), e.partition, e.counter});
       }
     }
   }
@@ -39,6 +39,10 @@ class TxCensus::Impl {
   void Finish(NodeTxs* out);
 
  private:
+  // (*rank)[entry] = the place of its transaction among the distinct ids, in id order;
+  // returns how many there are.
+  uint32_t RankById(std::vector<uint32_t>* rank) const;
+
   struct Index {
     wal::TxId xid;
     uint32_t at = 0;
@@ -104,29 +108,69 @@ class TxCensus::Impl {
   uint32_t last_at_ = 0;
   std::vector<TxOnNode> txs_;
   std::vector<std::pair<uint32_t, wal::Pointer>> commits_;
-  std::vector<std::pair<uint32_t, PartitionCounter>> writes_;
+  struct HeldWrite {  // a write, by its entry in txs_ (16 bytes, not a pair's 24)
+    uint32_t at;
+    uint32_t partition;
+    uint64_t counter;
+  };
+  std::vector<HeldWrite> writes_;
   std::vector<uint16_t> participants_;
 };
+
+uint32_t TxCensus::Impl::RankById(std::vector<uint32_t>* rank) const {
+  const size_t n = txs_.size();
+  // An id is (topology version, node order, order), and a WAL names few pairs of the
+  // first two: numbered in their order, each pair's number above the order makes one
+  // 64-bit key that sorts as the ids do, when they fit.
+  std::vector<std::pair<uint32_t, uint32_t>> groups;
+  bool fits = true;
+  for (const TxOnNode& t : txs_) {
+    const std::pair<uint32_t, uint32_t> g{t.xid.topology_version, t.xid.node_order};
+    if ((groups.empty() || groups.back() != g) && std::find(groups.begin(), groups.end(), g) == groups.end()) {
+      groups.push_back(g);
+    }
+    if (groups.size() > 64 || t.xid.order >> 56 != 0) {
+      fits = false;
+      break;
+    }
+  }
+  uint32_t ranks = 0;
+  if (fits) {
+    std::sort(groups.begin(), groups.end());
+    std::vector<std::pair<uint64_t, uint32_t>> keys(n);
+    for (uint32_t k = 0; k < n; ++k) {
+      const wal::TxId& x = txs_[k].xid;
+      const auto g = std::lower_bound(groups.begin(), groups.end(), std::pair{x.topology_version, x.node_order});
+      keys[k] = {static_cast<uint64_t>(g - groups.begin()) << 56 | x.order, k};
+    }
+    std::sort(keys.begin(), keys.end());
+    for (size_t k = 0; k < n; ++k) {
+      if (k > 0 && keys[k].first != keys[k - 1].first) ++ranks;
+      (*rank)[keys[k].second] = ranks;
+    }
+  } else {
+    std::vector<std::pair<wal::TxId, uint32_t>> order(n);
+    for (uint32_t k = 0; k < n; ++k) order[k] = {txs_[k].xid, k};
+    std::sort(order.begin(), order.end());
+    for (size_t k = 0; k < n; ++k) {
+      if (k > 0 && order[k].first != order[k - 1].first) ++ranks;
+      (*rank)[order[k].second] = ranks;
+    }
+  }
+  return n == 0 ? 0 : ranks + 1;
+}
 
 // Sorted by id, the entries of one transaction merged: each transaction's commits in WAL
 // order and its writes sorted and unique. The commits and writes are placed by counting
 // (their transactions' ranks), not sorted whole.
 void TxCensus::Impl::Finish(NodeTxs* out) {
-  std::vector<std::pair<wal::TxId, uint32_t>> order(txs_.size());
-  for (uint32_t k = 0; k < txs_.size(); ++k) order[k] = {txs_[k].xid, k};
-  std::sort(order.begin(), order.end());
   // rank[entry]: its transaction's place in id order.
   std::vector<uint32_t> rank(txs_.size());
-  uint32_t ranks = 0;
-  for (size_t k = 0; k < order.size(); ++k) {
-    if (k > 0 && order[k].first != order[k - 1].first) ++ranks;
-    rank[order[k].second] = ranks;
-  }
-  if (!order.empty()) ++ranks;
+  const uint32_t ranks = RankById(&rank);
   // Per rank: where its commits and writes begin.
   std::vector<uint32_t> commit_at(ranks + 1, 0), write_at(ranks + 1, 0);
   for (const auto& c : commits_) ++commit_at[rank[c.first] + 1];
-  for (const auto& w : writes_) ++write_at[rank[w.first] + 1];
+  for (const auto& w : writes_) ++write_at[rank[w.at] + 1];
   std::partial_sum(commit_at.begin(), commit_at.end(), commit_at.begin());
   std::partial_sum(write_at.begin(), write_at.end(), write_at.begin());
   out->commits.resize(commits_.size());
@@ -138,7 +182,7 @@ void TxCensus::Impl::Finish(NodeTxs* out) {
   std::vector<PartitionCounter> writes(writes_.size());
   {
     std::vector<uint32_t> next(write_at.begin(), write_at.end() - 1);
-    for (const auto& w : writes_) writes[next[rank[w.first]]++] = w.second;
+    for (const auto& w : writes_) writes[next[rank[w.at]]++] = PartitionCounter{w.partition, w.counter};
   }
   writes_ = {};
   // The entries merged into their transaction's place, read in the order they were

@@ -125,7 +125,9 @@ class TxsPrinter {
   const std::vector<cut::NodeIndex>& indexes_;
   std::vector<std::vector<NodeCut>> cuts_;
   std::map<uint16_t, std::string> names_;
-  std::map<uint16_t, size_t> index_of_order_;
+  // Node order -> index in nodes_, or kNoNode: asked for every participant of every row.
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  std::vector<uint32_t> index_of_order_;
   Output& output_;
   fmt::memory_buffer b_;
   JsonWriter j_{&b_};
@@ -140,7 +142,11 @@ TxsPrinter::TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nod
   if (cluster) {
     for (const auto& n : cluster->nodes) names_[n.order] = n.name;
   }
-  for (size_t i = 0; i < indexes.size(); ++i) index_of_order_[indexes[i].order] = i;
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    const uint16_t order = indexes[i].order;
+    if (index_of_order_.size() <= order) index_of_order_.resize(size_t{order} + 1, kNoNode);
+    index_of_order_[order] = static_cast<uint32_t>(i);
+  }
   if (o_.json) j_.BeginObject().Field("schema", 1).Key("txs").BeginArray();
 }
 
@@ -156,12 +162,12 @@ void TxsPrinter::AddParticipants(Row& row) {
   const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
   const size_t had = row.nodes.size();
   auto add = [&](uint16_t order) {
-    auto ix = index_of_order_.find(order);
-    if (ix == index_of_order_.end()) return;
+    if (order >= index_of_order_.size() || index_of_order_[order] == kNoNode) return;
+    const size_t ix = index_of_order_[order];
     for (size_t k = 0; k < row.nodes.size(); ++k) {
-      if (row.nodes[k].first == ix->second) return;
+      if (row.nodes[k].first == ix) return;
     }
-    row.nodes.emplace_back(ix->second, nullptr);
+    row.nodes.emplace_back(ix, nullptr);
   };
   for (uint16_t g = 0; g < row.naming->participants_count; ++g) {
     add(*p++);
