@@ -15,12 +15,15 @@
 # cluster: the WALs of a simulated 4-node cluster (generated once: 64 partitions, 1 backup,
 # 20 000 accounts, 300 000 transactions, 3 cuts, seed 3), about 280 MB in which two thirds
 # of the records are small TX_RECORDs: the cost per record, not per byte, decides.
-# Warms the page cache, then times each command (best of 3) in the same run and prints
+# Warms the page cache, then times each command (best of BENCH_ROUNDS rounds, default 5;
+# each round runs every command once, in turn, so a busy moment of the shared machine
+# does not fall on one command alone) in the same run and prints
 # MB/s, records/s, the ratio to xxhsum and peak RSS. Ratios, not absolute numbers, are what
 # to compare: the machine is shared.
 set -euo pipefail
 build=${1:-build/release}
 input=${2:-1}
+rounds=${BENCH_ROUNDS:-5}
 walcut=$build/tools/walcut
 gen=$build/tests/walcut-testgen
 [ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
@@ -91,30 +94,31 @@ bytes=$(cat "${files[@]}" | wc -c)
 records=$("$walcut" dump --stats --json "$data" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["errors"]==0, d; print(d["records"])')
 cat "${files[@]}" >/dev/null  # warm the page cache
 
-run() {  # run NAME CMD...: best wall time of 3 and peak RSS (KiB) of the last run
-  local name=$1; shift
-  local best=999999 rss=0
-  for _ in 1 2 3; do
-    local t0 t1
-    t0=$(date +%s.%N)
-    /usr/bin/time -f %M -o /tmp/walcut-bench-rss "$@" >/dev/null
-    t1=$(date +%s.%N)
-    best=$(python3 -c "print(min($best, $t1 - $t0))")
-    rss=$(cat /tmp/walcut-bench-rss)
-  done
-  printf '%s\t%s\t%s\n' "$name" "$best" "$rss"
+names=("cat" "xxhsum -H3" "walcut dump --stats" "walcut dump" "walcut dump --json")
+command_of() {  # the command line of a row
+  case $1 in
+    "cat") echo cat "${files[@]}" ;;
+    "xxhsum -H3") echo xxhsum -H3 "${files[@]}" ;;
+    "walcut dump --stats") echo "$walcut" dump --stats "$data" ;;
+    "walcut dump") echo "$walcut" dump "$data" ;;
+    "walcut dump --json") echo "$walcut" dump --json "$data" ;;
+  esac
 }
-
-{
-  run "cat" cat "${files[@]}"
-  run "xxhsum -H3" xxhsum -H3 "${files[@]}"
-  run "walcut dump --stats" "$walcut" dump --stats "$data"
-  run "walcut dump" "$walcut" dump "$data"
-  run "walcut dump --json" "$walcut" dump --json "$data"
-} >"$results"
+declare -A best rss
+for _ in $(seq "$rounds"); do  # each round runs every command once, in turn
+  for name in "${names[@]}"; do
+    read -r -a cmd <<<"$(command_of "$name")"
+    t0=$(date +%s.%N)
+    /usr/bin/time -f %M -o /tmp/walcut-bench-rss "${cmd[@]}" >/dev/null
+    t1=$(date +%s.%N)
+    best[$name]=$(python3 -c "print(min(${best[$name]:-999999}, $t1 - $t0))")
+    rss[$name]=$(cat /tmp/walcut-bench-rss)
+  done
+done
+for name in "${names[@]}"; do printf '%s\t%s\t%s\n' "$name" "${best[$name]}" "${rss[$name]}"; done >"$results"
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
-echo "input:   $((bytes / 1048576)) MiB in ${#files[@]} $kind, $records records"
+echo "input:   $((bytes / 1048576)) MiB in ${#files[@]} $kind, $records records; best of $rounds rounds"
 python3 - "$bytes" "$records" "$results" <<'PY'
 import sys
 total, records = int(sys.argv[1]), int(sys.argv[2])
