@@ -1,9 +1,11 @@
 #include "libwal/cache_object.h"
 
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "libwal/binary_meta.h"
 #include "libwal/coding.h"
 #include "libwal/ids.h"
 #include "libwal/ignite_format.h"
@@ -74,28 +76,54 @@ bool Value(std::string_view b, size_t* at, bool quote, std::string* out) {
 }
 
 // A binary object: its type id and, when every field is of a type read here, the
-// values between the header and the schema.
-std::string BinaryObject(std::string_view b) {
+// values between the header and the schema; with the type's metadata, its name and the
+// fields' names (those of the schema the object names, when it has as many fields).
+std::string BinaryObject(std::string_view b, const BinaryTypes* types) {
   if (b.size() < kObjectHeader || static_cast<uint8_t>(b[0]) != kObject) return "0x" + Hex(b);
   const auto type_id = static_cast<int32_t>(DecodeFixed32(b.data() + 4));
   const uint32_t length = DecodeFixed32(b.data() + 12);
   const uint16_t flags = DecodeFixed16(b.data() + 2);
   const bool has_schema = (flags & 0x0002) != 0;
   const bool has_raw = (flags & 0x0004) != 0;  // raw bytes after the fields, their offset last
-  std::string out = fmt::format("binary({})", type_id);
+  const BinaryType* type = types != nullptr ? types->Find(type_id) : nullptr;
+  std::string out = type != nullptr && !type->name.empty() ? fmt::format("binary({} {})", type_id, type->name)
+                                                           : fmt::format("binary({})", type_id);
   if (length > b.size() || length < kObjectHeader + (has_raw ? 4 : 0)) return out + "0x" + Hex(b);
   const uint32_t fields_end = has_raw      ? DecodeFixed32(b.data() + length - 4)
                               : has_schema ? DecodeFixed32(b.data() + 20)
                                            : length;
   if (fields_end > length || fields_end < kObjectHeader) return out + "0x" + Hex(b);
-  std::string values = "{";
+  std::vector<std::string> values;
   size_t at = kObjectHeader;
   std::string_view fields = b.substr(0, fields_end);
   while (at < fields.size()) {
-    if (values.size() > 1) values += ',';
-    if (!Value(fields, &at, true, &values)) return out + "0x" + Hex(b);
+    values.emplace_back();
+    if (!Value(fields, &at, true, &values.back())) return out + "0x" + Hex(b);
   }
-  return out + values + "}";
+  const std::vector<std::string>* names = nullptr;
+  std::vector<std::string> named;
+  if (type != nullptr && has_schema) {
+    auto schema = type->schemas.find(static_cast<int32_t>(DecodeFixed32(b.data() + 16)));
+    if (schema != type->schemas.end() && schema->second.size() == values.size()) {
+      for (int32_t id : schema->second) {
+        auto name = type->field_names.find(id);
+        if (name == type->field_names.end()) break;
+        named.push_back(name->second);
+      }
+      if (named.size() == values.size()) names = &named;
+    }
+  }
+  out += '{';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) out += ',';
+    if (names != nullptr) {
+      out += (*names)[i];
+      out += '=';
+    }
+    out += values[i];
+  }
+  out += '}';
+  return out;
 }
 
 }  // namespace
@@ -111,17 +139,17 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
-std::string CacheObjectText(int8_t type, std::string_view b) {
+std::string CacheObjectText(int8_t type, std::string_view b, const BinaryTypes* types) {
   switch (type) {
     case ignite::kObjectRegular: {
-      if (!b.empty() && static_cast<uint8_t>(b[0]) == kObject) return BinaryObject(b);
+      if (!b.empty() && static_cast<uint8_t>(b[0]) == kObject) return BinaryObject(b, types);
       std::string out;
       size_t at = 0;
       if (Value(b, &at, false, &out) && at == b.size()) return out;
       return "0x" + Hex(b);
     }
     case ignite::kObjectBinary:
-      return BinaryObject(b);
+      return BinaryObject(b, types);
     case ignite::kObjectEnum:
       if (b.size() >= 9 && static_cast<uint8_t>(b[0]) == kBinaryEnum) {
         return fmt::format("enum({}):{}", static_cast<int32_t>(DecodeFixed32(b.data() + 1)),

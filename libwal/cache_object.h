@@ -1,7 +1,7 @@
 // Apache Ignite's cache objects (a DataEntry's key and value from an Ignite segment) as
 // text: primitives and strings decoded, a binary object as its type id and the values of
-// its fields in stored order (their names live in db/binary_meta, which is not read),
-// everything else as hex.
+// its fields in stored order (with the node's binary metadata, binary_meta.h, its type's
+// name and the fields' names), everything else as hex.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,8 @@
 
 namespace wal {
 
+class BinaryTypes;
+
 // The text of a cache object of type `type` (ignite::kObject*) with these bytes:
 //   regular (1) int, long, short, byte  -> decimal        "42"
 //               String                  -> the string     "acct-7"
@@ -17,10 +19,12 @@ namespace wal {
 //               anything else           -> "0x" and hex
 //   byte array (2)                      -> "0x" and hex
 //   binary object (100), or regular holding one -> "binary(<type id>){v1,v2,...}" (strings
-//               quoted), or "binary(<type id>)0x<hex>" when its fields cannot be read
+//               quoted), or "binary(<type id>)0x<hex>" when its fields cannot be read;
+//               with `types` knowing the type: "binary(<type id> <type name>){f1=v1,...}"
+//               (names when the object's schema is known and has as many fields)
 //   binary enum (101)                   -> "enum(<type id>):<ordinal>"
 //   TRANSFORMED (-3), other types       -> "0x" and hex
-std::string CacheObjectText(int8_t type, std::string_view bytes);
+std::string CacheObjectText(int8_t type, std::string_view bytes, const BinaryTypes* types = nullptr);
 
 // A short name of what the object holds: "int", "long", "String", "byte[]", "binary",
 // "enum", "transformed", ...

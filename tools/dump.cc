@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
@@ -83,8 +84,15 @@ class Filter {
   // a String by itself) or by its bytes.
   bool KeyMatches(const Record& r, const wal::DataEntry& e) const {
     if (e.key == *o_.key) return true;
-    return wal::IsIgnite(r.format) && wal::CacheObjectText(e.key_type, e.key) == *o_.key;
+    return wal::IsIgnite(r.format) && wal::CacheObjectText(e.key_type, e.key, binary_types_) == *o_.key;
   }
+
+ public:
+  // The binary metadata of the input being read: a binary key matches by the text shown.
+  void set_binary_types(const wal::BinaryTypes* types) { binary_types_ = types; }
+
+ private:
+  const wal::BinaryTypes* binary_types_ = nullptr;
 
   const DumpOptions& o_;
   std::array<bool, 256> types_{};
@@ -160,8 +168,18 @@ class DumpRun {
  public:
   DumpRun(const DumpOptions& o, Output& output, std::vector<WalInput> inputs)
       : o_(o), output_(output), inputs_(std::move(inputs)), filter_(o), resume_(inputs_.size()),
-        started_(inputs_.size(), false) {
+        started_(inputs_.size(), false), binary_types_(inputs_.size()) {
     format_.values = o.values;
+    // The names of Ignite's binary types and fields, for the values and keys shown.
+    if (!o.stats || o.key) {
+      for (size_t i = 0; i < inputs_.size(); ++i) {
+        std::vector<std::string> problems;
+        for (const auto& dir : BinaryMetaDirsOf(inputs_[i])) binary_types_[i].LoadDir(dir, &problems);
+        for (const auto& p : problems) {
+          if (!o.quiet) output_.Warning("{} (binary objects of that type shown without names)", p);
+        }
+      }
+    }
   }
 
   // Reads what is new in every input; returns whether there was any record. In --follow
@@ -232,6 +250,9 @@ class DumpRun {
 
   bool PassInput(size_t i, bool final_pass) {
     const WalInput& in = inputs_[i];
+    const wal::BinaryTypes* types = binary_types_[i].empty() ? nullptr : &binary_types_[i];
+    format_.binary_types = types;
+    filter_.set_binary_types(types);
     const wal::ReaderOptions ro = ReaderOptionsFor(i);
     std::vector<wal::Issue> torn;
     auto reporter = [this, i, &torn](const wal::Issue& issue) { Report(i, issue, &torn); };
@@ -304,6 +325,7 @@ class DumpRun {
   bool limit_reached_ = false;
   std::vector<wal::Pointer> resume_;
   std::vector<bool> started_;
+  std::vector<wal::BinaryTypes> binary_types_;  // of each input
 };
 
 void AddTotals(const Totals& from, Totals* to) {

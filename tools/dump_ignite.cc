@@ -79,23 +79,24 @@ void TxJson(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {
 }
 
 // A key or value: its text (cache_object.h), hidden, or the XXH3 of its bytes.
-void ObjectText(fmt::memory_buffer* out, int8_t type, std::string_view bytes, ValuesMode mode) {
+void ObjectText(fmt::memory_buffer* out, int8_t type, std::string_view bytes, ValuesMode mode,
+                const wal::BinaryTypes* types) {
   switch (mode) {
-    case ValuesMode::kShow: AppendQuoted(out, wal::CacheObjectText(type, bytes)); break;
+    case ValuesMode::kShow: AppendQuoted(out, wal::CacheObjectText(type, bytes, types)); break;
     case ValuesMode::kHide: PutStr(out, "<hidden>"); break;
     case ValuesMode::kHash: Put(out, "xxh3:{:016x}", XXH3_64bits(bytes.data(), bytes.size())); break;
   }
 }
 
 void ObjectJson(fmt::memory_buffer* out, std::string_view name, int8_t type, std::string_view bytes, bool null,
-                ValuesMode mode) {
+                ValuesMode mode, const wal::BinaryTypes* types) {
   Put(out, ",\"{}\":", name);
   if (null) {
     Put(out, "null,\"{}_type\":null", name);
     return;
   }
   switch (mode) {
-    case ValuesMode::kShow: AppendJsonString(out, wal::CacheObjectText(type, bytes)); break;
+    case ValuesMode::kShow: AppendJsonString(out, wal::CacheObjectText(type, bytes, types)); break;
     case ValuesMode::kHide: PutStr(out, "null"); break;
     case ValuesMode::kHash: Put(out, "\"xxh3:{:016x}\"", XXH3_64bits(bytes.data(), bytes.size())); break;
   }
@@ -124,10 +125,10 @@ void DataText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   ForEachEntry(d, f, [&](const wal::DataEntry& e) {
     Put(out, " [cache {} part {} cntr {} {} key ", static_cast<int32_t>(e.cache_id), e.partition, e.counter,
         wal::EntryOpName(e.op));
-    ObjectText(out, e.key_type, e.key, ValuesMode::kShow);
+    ObjectText(out, e.key_type, e.key, ValuesMode::kShow, f.binary_types);
     if (!e.value_null) {
       PutStr(out, " value ");
-      ObjectText(out, e.value_type, e.value, f.values);
+      ObjectText(out, e.value_type, e.value, f.values, f.binary_types);
     }
     PutStr(out, " tx ");
     PutVersionText(out, e.xid);
@@ -151,8 +152,8 @@ void DataJson(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
     Put(out, "{}{{\"cache\":{},\"partition\":{},\"counter\":{},\"op\":\"{}\"", first ? "" : ",",
         static_cast<int32_t>(e.cache_id), e.partition, e.counter, wal::EntryOpName(e.op));
     first = false;
-    ObjectJson(out, "key", e.key_type, e.key, false, ValuesMode::kShow);
-    ObjectJson(out, "value", e.value_type, e.value, e.value_null, f.values);
+    ObjectJson(out, "key", e.key_type, e.key, false, ValuesMode::kShow, f.binary_types);
+    ObjectJson(out, "value", e.value_type, e.value, e.value_null, f.values, f.binary_types);
     PutStr(out, ",\"tx\":");
     PutIgniteVersionJson(out, e.xid);
     PutStr(out, ",\"write_version\":");

@@ -102,6 +102,29 @@ std::vector<WalInput> IgniteNodes(const fs::path& root) {
   return nodes;
 }
 
+bool IsIncrementName(const std::string& name);
+
+}  // namespace
+
+std::vector<std::string> BinaryMetaDirsOf(const WalInput& in) {
+  std::vector<std::string> dirs;
+  if (!in.ignite_work.empty()) dirs.push_back((fs::path(in.ignite_work) / "db" / "binary_meta" / in.node).string());
+  if (!in.ignite_snapshot.empty()) {
+    const fs::path snap(in.ignite_snapshot);
+    dirs.push_back((snap / "db" / "binary_meta" / in.node).string());
+    std::vector<fs::path> increments;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(snap / "increments", ec)) {
+      if (entry.is_directory() && IsIncrementName(entry.path().filename().string())) increments.push_back(entry.path());
+    }
+    std::sort(increments.begin(), increments.end());
+    for (const auto& inc : increments) dirs.push_back((inc / "db" / "binary_meta" / in.node).string());
+  }
+  return dirs;
+}
+
+namespace {
+
 bool IsIncrementName(const std::string& name) {
   return name.size() == 16 && std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(c); });
 }

@@ -47,6 +47,11 @@ bool IsIgniteInput(const WalInput& in);
 // every Ignite node, one without the folder with its metadata unreadable.
 std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<WalInput>& inputs);
 
+// Where an Ignite node's binary metadata lies (db/binary_meta/<node folder> of its work
+// directory; of a snapshot directory, its own and then each increment's, in order): what
+// gives binary objects their type and field names. None for other inputs.
+std::vector<std::string> BinaryMetaDirsOf(const WalInput& in);
+
 // Orders node names so that node-2 comes before node-10.
 bool NaturalLess(const std::string& a, const std::string& b);
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "libwal/binary_meta.h"
 #include "libwal/wal_reader.h"
 
 namespace tools {
@@ -20,6 +21,8 @@ struct RecordFormat {
   // For DATA_RECORD_V2: the entries to print (all when null), so that a filter on key,
   // partition or transaction shows only the entries that matched.
   const std::vector<uint32_t>* entries = nullptr;
+  // An Ignite node's binary metadata: the names of binary types and their fields.
+  const wal::BinaryTypes* binary_types = nullptr;
 };
 
 void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f,

@@ -2,7 +2,8 @@
 // header magic first, so the reader takes Ignite's framing) read through WalReader, in
 // full and in light mode; the same bytes as a TX and a DATA payload through Ignite's
 // decoder, whose light views must accept exactly what it accepts; and as a cache object
-// of every type through its text. Any crash, out-of-range read, leak, hang or huge
+// of every type through its text, and as Ignite binary metadata (a .bin file) that then
+// names the bytes read as a binary object. Any crash, out-of-range read, leak, hang or huge
 // allocation is a bug. Seeds: real segments and .wal.zip entries (./bootstrap test).
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
 #include "libwal/ignite_frame.h"
 #include "libwal/ignite_record.h"
@@ -67,5 +69,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (wal::ViewIgniteData(payload, &view) != wal::DecodeIgnitePayload(70, payload, &decoded).ok()) __builtin_trap();
   for (uint8_t type : {3, 57, 75, 76, 77}) sum += wal::DecodeIgnitePayload(type, payload, &decoded).ok();
   for (int8_t type : {1, 2, 100, 101, -3}) sum += wal::CacheObjectText(type, payload).size();
+  // The bytes as binary metadata (a .bin file) and, when they read as such, the bytes as
+  // a binary object named by it.
+  wal::BinaryTypes types;
+  int32_t type_id = 0;
+  wal::BinaryType t;
+  if (wal::BinaryTypes::Parse(payload, &type_id, &t).ok()) types.Add(type_id, std::move(t));
+  for (int8_t type : {1, 100}) sum += wal::CacheObjectText(type, payload, &types).size();
   return static_cast<int>(sum & 0);
 }

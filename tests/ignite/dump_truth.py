@@ -169,7 +169,39 @@ def check_node(walcut, node_dir, jsonl):
         theirs = [r for seg in sorted(segs) for r in segs[seg][1]]
         ours = [r for r in dump(walcut, os.path.join(work, folder)) if not hidden(r)]
         compare_list(f"{node_dir}: folder {folder}", ours, theirs)
+    check_names(walcut, node_dir, work, by_file)
     return checked
+
+
+def check_names(walcut, node_dir, work, by_file):
+    """The work directory whole: walcut reads the node's db/binary_meta, and each binary value
+    shows its type's name and every field by name, as Ignite reads them."""
+    theirs = {}
+    for recs in by_file.values():
+        for r in recs:
+            if r["type"] == "DATA_RECORD_V2":
+                theirs[(r["segment"], r.get("stored_offset", r["offset"]))] = r
+    named = 0
+    for o in dump(walcut, work):
+        if o.get("type") != "DATA_RECORD_V2" or (o["segment"], o["offset"]) not in theirs:
+            continue
+        t = theirs[(o["segment"], o["offset"])]
+        where = f"{node_dir}: work directory, record at {o['segment']}:{o['offset']}"
+        for k, (e, j) in enumerate(zip(o["entries"], t["entries"])):
+            for side in ("key", "value"):
+                value = (j.get(side) or {}).get("value")
+                if not (isinstance(value, dict) and "type_id" in value and value.get("type_name")):
+                    continue
+                head = f"binary({value['type_id']} {value['type_name']}){{"
+                expect(f"{where} entry {k}", side + " binary type name", e[side][:len(head)], head)
+                for f, v in value.get("fields", {}).items():
+                    shown = f'{f}="{v}"' if isinstance(v, str) else f"{f}={v}"
+                    if shown not in e[side]:
+                        fail(f"{where} entry {k}", side + " field " + shown, e[side], value)
+                named += 1
+    if any(isinstance((e.get("value") or {}).get("value"), dict) for recs in by_file.values() for r in recs
+           if r["type"] == "DATA_RECORD_V2" for e in r["entries"]) and named == 0:
+        fail(node_dir, "binary values named", 0, "some: Ignite names the fields of binary values here")
 
 
 def check_fixture(walcut, fixture, jsonl_name="ignite-records.jsonl"):
