@@ -43,7 +43,9 @@ struct Commit {
 template <typename T>
 class Fifo {
  public:
-  static constexpr size_t kBlock = size_t{1} << 12;  // elements per block
+  // Elements per block: a window of a few commits (one per node, and hundreds of nodes
+  // may be read at once) takes one small block, a long one many.
+  static constexpr size_t kBlock = size_t{1} << 10;
 
   bool empty() const { return head_ == tail_; }
   size_t size() const { return tail_ - head_; }
@@ -66,12 +68,13 @@ class Fifo {
       blocks_.erase(blocks_.begin());
       base_ += kBlock;
     }
-    if (spare_.size() > 2) spare_.resize(2);
+    if (spare_.size() > 1) spare_.resize(1);
   }
 
  private:
   // Positions count from the queue's first push; block 0 of blocks_ holds base_ onwards.
-  T& At(size_t pos) const { return blocks_[(pos - base_) / kBlock][(pos - base_) % kBlock]; }
+  T& At(size_t pos) { return blocks_[(pos - base_) / kBlock][(pos - base_) % kBlock]; }
+  const T& At(size_t pos) const { return blocks_[(pos - base_) / kBlock][(pos - base_) % kBlock]; }
   void Grow() {
     if (spare_.empty()) {
       blocks_.push_back(std::make_unique<T[]>(kBlock));

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -22,7 +21,7 @@ enum : uint8_t {
 constexpr uint8_t kExternalizable = 101;  // OptimizedMarshaller's code for an Externalizable object
 constexpr size_t kObjectHeader = 24;
 constexpr size_t kOptimizedHeader = 7;      // 0x65 · i32 class id · i16
-constexpr uint64_t kMaxFileSize = 64 << 20;
+constexpr size_t kMaxFileSize = 16 << 20;  // a type's metadata takes a few KiB
 
 // Reads the typed values of a binary object's field area, in order.
 class Cursor {
@@ -98,9 +97,11 @@ Status BinaryTypes::Parse(std::string_view b, int32_t* type_id, BinaryType* out)
   const bool has_schema = (flags & 0x0002) != 0;
   const bool has_raw = (flags & 0x0004) != 0;
   if (has_raw && length < kObjectHeader + 4) return Bad("object length past the end");
-  const uint32_t fields_end = has_raw ? DecodeFixed32(b.data() + length - 4)
-                              : has_schema ? DecodeFixed32(b.data() + 20)
-                                           : length;
+  // Offset 20 holds where the schema begins, or without one where raw data begins; with
+  // both, the raw data's offset is the object's last four bytes.
+  const uint32_t fields_end = has_raw && has_schema ? DecodeFixed32(b.data() + length - 4)
+                              : has_raw || has_schema ? DecodeFixed32(b.data() + 20)
+                                                      : length;
   if (fields_end > length || fields_end < kObjectHeader) return Bad("field area past the object");
   Cursor c(b.substr(kObjectHeader, fields_end - kObjectHeader));
   uint8_t code = 0;
@@ -148,15 +149,21 @@ void BinaryTypes::LoadDir(const std::string& dir, std::vector<std::string>* prob
     int32_t named = 0;
     const auto [end, err] = std::from_chars(stem.data(), stem.data() + stem.size(), named);
     if (err != std::errc() || end != stem.data() + stem.size()) continue;  // not <type id>.bin
-    const auto size = fs::file_size(path, ec);
-    if (ec || size > kMaxFileSize) {
-      problems->push_back(fmt::format("\"{}\": {}", path.string(), ec ? ec.message() : "larger than any binary metadata"));
+    // At most one byte more than any metadata, whatever the file grows to meanwhile.
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes;
+    char chunk[1 << 16];
+    while (in.is_open() && bytes.size() <= kMaxFileSize) {
+      in.read(chunk, sizeof chunk);
+      if (in.gcount() <= 0) break;
+      bytes.append(chunk, static_cast<size_t>(in.gcount()));
+    }
+    if (!in.is_open() || in.bad()) {
+      problems->push_back(fmt::format("\"{}\": cannot be read", path.string()));
       continue;
     }
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) {
-      problems->push_back(fmt::format("\"{}\": cannot be read", path.string()));
+    if (bytes.size() > kMaxFileSize) {
+      problems->push_back(fmt::format("\"{}\": larger than any binary metadata", path.string()));
       continue;
     }
     int32_t id = 0;

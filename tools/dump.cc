@@ -4,6 +4,8 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 #include "libwal/binary_meta.h"
@@ -84,7 +86,11 @@ class Filter {
   // a String by itself) or by its bytes.
   bool KeyMatches(const Record& r, const wal::DataEntry& e) const {
     if (e.key == *o_.key) return true;
-    return wal::IsIgnite(r.format) && wal::CacheObjectText(e.key_type, e.key, binary_types_) == *o_.key;
+    if (!wal::IsIgnite(r.format)) return false;
+    // As shown (named, when the node's binary metadata knows the type), or as shown without
+    // metadata.
+    return wal::CacheObjectText(e.key_type, e.key, binary_types_) == *o_.key ||
+           (binary_types_ != nullptr && wal::CacheObjectText(e.key_type, e.key) == *o_.key);
   }
 
  public:
@@ -343,33 +349,50 @@ void AddTotals(const Totals& from, Totals* to) {
 }
 
 // `dump --stats` of several nodes: the nodes counted on every core, each node's
-// messages kept and written in input order, as one reader of all would write them.
+// messages kept and written in input order, as one reader of all would write them: a
+// node's as soon as it and every node before it are done. What a thread throws (out of
+// memory) is thrown here once every thread has stopped.
 Totals StatsInParallel(const DumpOptions& o, Output& output, std::vector<WalInput> inputs) {
   struct Part {
     StringSink err;
     Totals totals;
+    bool done = false;
   };
   std::vector<Part> parts(inputs.size());
+  std::mutex mu;  // guards `done`, `written`, `failure` and the writes to output.err
+  size_t written = 0;
+  std::exception_ptr failure;
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
-      Output part_output = output;
-      part_output.err = &parts[i].err;
-      DumpRun run(o, part_output, {std::move(inputs[i])});
-      run.Pass(true);
-      parts[i].totals = run.totals();
+      try {
+        Output part_output = output;
+        part_output.err = &parts[i].err;
+        DumpRun run(o, part_output, {std::move(inputs[i])});
+        run.Pass(true);
+        parts[i].totals = run.totals();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        next.store(inputs.size());
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      parts[i].done = true;
+      for (; written < parts.size() && parts[written].done && !failure; ++written) {
+        output.err->Write(parts[written].err.text());
+        parts[written].err = StringSink();
+      }
     }
   };
-  const size_t threads = std::min<size_t>(inputs.size(), std::max(2u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  Totals totals;
-  for (const Part& part : parts) {
-    output.err->Write(part.err.text());
-    AddTotals(part.totals, &totals);
+  {
+    std::vector<std::jthread> pool;  // joined when the block ends, thrown out of or not
+    const size_t threads = std::min<size_t>(inputs.size(), std::max(2u, std::thread::hardware_concurrency()));
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
   }
+  if (failure) std::rethrow_exception(failure);
+  Totals totals;
+  for (const Part& part : parts) AddTotals(part.totals, &totals);
   return totals;
 }
 
