@@ -85,6 +85,9 @@ void ParseNodes(const JsonObject& top, ClusterInfo* info) {
   }
 }
 
+std::vector<std::vector<std::string>> ParsePlacement(const ClusterInfo& info, const JsonObject& o, size_t partitions,
+                                                     const char* of, const TopologyInfo* version);
+
 // Returns the largest partition count of the caches.
 uint32_t ParseCaches(const JsonObject& top, ClusterInfo* info) {
   const auto& caches = top.Array("caches", kMaxNodes);
@@ -100,6 +103,7 @@ uint32_t ParseCaches(const JsonObject& top, ClusterInfo* info) {
     if (c.partitions == 0) throw JsonFieldError(fmt::format("{}: 0", o.Where("partitions")));
     c.backups = static_cast<uint32_t>(o.Uint("backups", kMaxNodes));
     if (!cache_ids.insert(c.id).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), c.id));
+    if (o.Has("assignment")) c.assignment = ParsePlacement(*info, o, c.partitions, "the cache has", nullptr);
     widest = std::max(widest, c.partitions);
     info->caches.push_back(std::move(c));
   }
@@ -113,12 +117,13 @@ std::string ServerName(const ClusterInfo& info, const nlohmann::json& j, const s
   return name;
 }
 
-// Partition p's holders: servers of the version, each once.
-std::vector<std::vector<std::string>> ParseAssignment(const ClusterInfo& info, const JsonObject& o,
-                                                      const TopologyInfo& t, uint32_t widest) {
+// Partition p's holders, each once: servers of `version` for a version's assignment, of
+// the file for a cache's own.
+std::vector<std::vector<std::string>> ParsePlacement(const ClusterInfo& info, const JsonObject& o, size_t partitions,
+                                                     const char* of, const TopologyInfo* version) {
   const auto& assignment = o.Array("assignment", 65536);
-  if (assignment.size() != widest) {
-    throw JsonFieldError(fmt::format("{}: {} partitions, the caches have {}", o.Where("assignment"), assignment.size(), widest));
+  if (assignment.size() != partitions) {
+    throw JsonFieldError(fmt::format("{}: {} partitions, {} {}", o.Where("assignment"), assignment.size(), of, partitions));
   }
   std::vector<std::vector<std::string>> out;
   for (size_t p = 0; p < assignment.size(); ++p) {
@@ -127,8 +132,8 @@ std::vector<std::vector<std::string>> ParseAssignment(const ClusterInfo& info, c
     std::vector<std::string> row;
     for (const auto& h : assignment[p]) {
       std::string name = ServerName(info, h, where);
-      if (std::find(t.servers.begin(), t.servers.end(), name) == t.servers.end()) {
-        throw JsonFieldError(fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, t.version));
+      if (version != nullptr && std::find(version->servers.begin(), version->servers.end(), name) == version->servers.end()) {
+        throw JsonFieldError(fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, version->version));
       }
       if (std::find(row.begin(), row.end(), name) != row.end()) throw JsonFieldError(fmt::format("{}: \"{}\" twice", where, name));
       row.push_back(std::move(name));
@@ -159,7 +164,7 @@ void ParseVersions(const JsonObject& top, uint32_t widest, ClusterInfo* info) {
       const auto& clients = o.Array("clients", kMaxNodes);
       for (size_t k = 0; k < clients.size(); ++k) t.clients.push_back(JsonString(clients[k], o.Where("clients"), 255));
     }
-    t.assignment = ParseAssignment(*info, o, t, widest);
+    t.assignment = ParsePlacement(*info, o, widest, "the caches have", &t);
     info->versions.push_back(std::move(t));
   }
 }
@@ -221,6 +226,7 @@ std::string EncodeClusterFile(const ClusterInfo& info) {
     cache["name"] = c.name;
     cache["partitions"] = c.partitions;
     cache["backups"] = c.backups;
+    if (!c.assignment.empty()) cache["assignment"] = c.assignment;
     caches.push_back(cache);
   }
   doc["accounts"] = info.accounts;

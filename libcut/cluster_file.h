@@ -29,6 +29,10 @@ struct CacheInfo {
   std::string name;
   uint32_t partitions = 0;
   uint32_t backups = 0;
+  // A placement of its own, overriding the topology versions' (a restore of Apache
+  // Ignite's WAL, where each cache has its own affinity): assignment[p] the servers
+  // holding partition p of this cache. Empty: the versions' assignment.
+  std::vector<std::vector<std::string>> assignment;
 };
 
 struct TopologyInfo {

@@ -61,6 +61,13 @@ RestoreManifest Parse(const nlohmann::json& doc) {
   cut::JsonObject o(doc, "");
   if (o.Uint("schema") != 1) throw cut::JsonFieldError("schema: not 1");
   RestoreManifest m;
+  if (o.Has("source")) {
+    const std::string source = o.String("source", 16);
+    if (source != "walcut" && source != "ignite") {
+      throw cut::JsonFieldError(fmt::format("{}: \"{}\" is neither walcut nor ignite", o.Where("source"), source));
+    }
+    m.ignite = source == "ignite";
+  }
   m.cut = o.Uuid("cut");
   m.increment = static_cast<uint32_t>(o.Uint("increment", UINT32_MAX));
   m.base = o.String("base", 255);
@@ -88,6 +95,7 @@ RestoreManifest Parse(const nlohmann::json& doc) {
 std::string EncodeManifest(const RestoreManifest& m) {
   nlohmann::ordered_json doc;
   doc["schema"] = 1;
+  if (m.ignite) doc["source"] = "ignite";
   doc["cut"] = m.cut.ToString();
   doc["increment"] = m.increment;
   doc["base"] = m.base;

@@ -33,6 +33,9 @@ struct ManifestNode {
 };
 
 struct RestoreManifest {
+  // What was restored: walcut's own WAL, or Apache Ignite's (its partition files then
+  // hold Ignite's cache objects, and binary_meta/ their types).
+  bool ignite = false;
   wal::Uuid cut;
   uint32_t increment = 0;
   std::string base;

@@ -20,20 +20,27 @@ std::string PartitionFileName(uint32_t cache_id, uint32_t partition) {
 }
 
 bool ParsePartitionFileName(std::string_view name, uint32_t* cache_id, uint32_t* partition) {
-  if (name.size() != 20 || name.substr(0, 5) != "part-" || name[10] != '-' ||
-      name.substr(16) != ".dat") {
-    return false;
-  }
+  if (name.size() < 20 || name.size() > 30 || name.substr(0, 5) != "part-" || !name.ends_with(".dat")) return false;
+  const std::string_view numbers = name.substr(5, name.size() - 9);
+  const size_t dash = numbers.find('-');
+  if (dash == std::string_view::npos) return false;
   auto num = [](std::string_view s, uint32_t* out) {
-    uint32_t v = 0;
+    if (s.size() < 5 || s.size() > 10) return false;
+    uint64_t v = 0;
     for (char c : s) {
       if (c < '0' || c > '9') return false;
-      v = v * 10 + static_cast<uint32_t>(c - '0');
+      v = v * 10 + static_cast<uint64_t>(c - '0');
     }
-    *out = v;
+    if (v > UINT32_MAX) return false;
+    *out = static_cast<uint32_t>(v);
     return true;
   };
-  return num(name.substr(5, 5), cache_id) && num(name.substr(11, 5), partition);
+  uint32_t c = 0, p = 0;
+  if (!num(numbers.substr(0, dash), &c) || !num(numbers.substr(dash + 1), &p)) return false;
+  if (PartitionFileName(c, p) != name) return false;  // one name per file: no extra leading zeros
+  *cache_id = c;
+  *partition = p;
+  return true;
 }
 
 std::vector<std::string> ListPartitionFiles(const std::string& dir) {

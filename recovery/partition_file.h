@@ -37,7 +37,8 @@ struct PartitionFile {
   bool operator==(const PartitionFile&) const = default;
 };
 
-// "part-<cache>-<partition>.dat", both zero-padded to 5 digits.
+// "part-<cache>-<partition>.dat", both in decimal, zero-padded to 5 digits (an Ignite
+// cache id takes up to 10).
 std::string PartitionFileName(uint32_t cache_id, uint32_t partition);
 bool ParsePartitionFileName(std::string_view name, uint32_t* cache_id, uint32_t* partition);
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
 #include "libcut/side.h"
 #include "libcut/tx_order.h"
@@ -44,6 +45,30 @@ struct Copy {
   std::unordered_map<std::string, Value> data;
 };
 
+// Ignite's GridCacheOperation ordinals of entries that change nothing.
+constexpr uint8_t kIgniteRead = 0;
+constexpr uint8_t kIgniteNoop = 6;
+
+// An Ignite cache object as a partition file holds it: its type byte, then its bytes
+// (two objects of one key's bytes but different types are different keys).
+std::string IgniteObject(int8_t type, std::string_view bytes) {
+  std::string out;
+  out.reserve(1 + bytes.size());
+  out.push_back(static_cast<char>(type));
+  out.append(bytes);
+  return out;
+}
+
+// Ignite's record types that hold cache writes other than DATA_RECORD_V2's: a replay
+// that skipped one would restore less than the WAL holds.
+bool IsIgniteDataBearing(uint8_t type) {
+  static constexpr std::string_view kNames[] = {
+      "DATA_RECORD",          "ENCRYPTED_DATA_RECORD",    "ENCRYPTED_DATA_RECORD_V2", "ENCRYPTED_DATA_RECORD_V3",
+      "MVCC_DATA_RECORD",     "OUT_OF_ORDER_UPDATE",      "ENCRYPTED_OUT_OF_ORDER_UPDATE"};
+  const std::string_view name = wal::IgniteRecordTypeName(type);
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
 // The pointer of the base snapshot's record on `node`, from its snapshot.json, which
 // must be the snapshot's own (its name and node).
 wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std::string& name, const std::string& node) {
@@ -58,10 +83,16 @@ wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std
 
 // Applies one committed write to its copy: only if newer than what the copy holds (a
 // backup may log two transactions on one key in either order). A copy this node did
-// not hold in the base is not written.
-void Apply(OwnedEntry& e, std::unordered_map<uint64_t, Copy>& copies, NodeResult* out) {
+// not hold in the base is not written, unless `create` (there is no base: Ignite's WAL,
+// replayed from its first record, where a node's copies are those it wrote).
+void Apply(OwnedEntry& e, std::unordered_map<uint64_t, Copy>& copies, bool create, NodeResult* out) {
   auto c = copies.find(PackedCopyKey(e.cache, e.partition));
-  if (c == copies.end()) return;
+  if (c == copies.end()) {
+    if (!create) return;
+    c = copies.emplace(PackedCopyKey(e.cache, e.partition), Copy{}).first;
+    c->second.cache = e.cache;
+    c->second.partition = e.partition;
+  }
   Copy& copy = c->second;
   ++out->entries;
   copy.applied.push_back(e.counter);
@@ -88,7 +119,7 @@ wal::Status CheckBase(const RestorePlan& plan) {
   return wal::Status::Ok();
 }
 
-wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& node, const std::string& wal_dir,
+wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& node, const wal::WalLocation& wal_dir,
                                                            const wal::Pointer& from, const wal::Pointer& to) {
   auto files = wal::ListSegments(wal_dir);
   if (!files.ok()) return files.status();
@@ -106,15 +137,22 @@ wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& no
   }
   if (next <= to.segment) {
     return wal::Status::Corruption(fmt::format("{}: segment {} of the WAL range {} to {} is missing from \"{}\"", node,
-                                               next, from.ToString(), to.ToString(), wal_dir));
+                                               next, from.ToString(), to.ToString(), wal_dir.ToString()));
   }
   return out;
 }
 
-wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
-                                     const std::vector<cut::NodeIndex>& indexes,
-                                     const cut::ClusterReport& report, size_t cut_index,
-                                     const std::vector<std::string>& only_nodes) {
+namespace {
+
+// The plan's part that does not depend on the format: the cut consistent, every --node a
+// node of the cut, and for each node of the cut's baseline (or of --node), its records
+// of the cut; `place` then sets where its replay begins (from, base_dir, wal) and may
+// refuse. Last, the WAL range from there to the Finish record is checked: free of the
+// damage the index found, and its segments all present.
+template <typename Place>
+wal::Result<RestorePlan> PlanNodes(const std::string& where, const std::vector<cut::NodeIndex>& indexes,
+                                   const cut::ClusterReport& report, size_t cut_index,
+                                   const std::vector<std::string>& only_nodes, Place&& place) {
   const cut::CutReport& c = report.cuts.at(cut_index);
   if (c.status != cut::CutStatus::kConsistent) {
     return wal::Status::InvalidArgument(fmt::format("cut {} is {}: {}", c.id.ToString(),
@@ -127,7 +165,7 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
   plan.finish_ts = c.finish_ts;
   for (const auto& want : only_nodes) {
     if (std::none_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; })) {
-      return wal::Status::NotFound(fmt::format("no node \"{}\" in \"{}\"", want, cluster_dir));
+      return wal::Status::NotFound(fmt::format("no node \"{}\" in \"{}\"", want, where));
     }
     if (std::none_of(c.nodes.begin(), c.nodes.end(), [&](const cut::CutNodeRow& row) { return row.node == want; })) {
       return wal::Status::NotFound(fmt::format("{} takes no part in cut {}: it does not hold its base snapshot \"{}\"",
@@ -142,47 +180,86 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
     if (std::none_of(c.nodes.begin(), c.nodes.end(), [&](const cut::CutNodeRow& row) { return row.node == n.node; })) {
       continue;
     }
-    const cut::CutOnNode* on = nullptr;
-    for (const auto& k : n.cuts) {
-      if (k.id == c.id) on = &k;
-    }
+    const cut::CutOnNode* on = cut::FindCut(n, c.id);
     if (on == nullptr || !on->has_start || !on->has_finish) {
       return wal::Status::InvalidArgument(fmt::format("{} lacks the records of cut {}", n.node, c.id.ToString()));
     }
     NodePlan np;
     np.node = n.node;
-    np.node_dir = cluster_dir + "/" + n.node;
-    np.base_dir = np.node_dir + "/snapshots/" + on->base;
     plan.topology_version = std::max(plan.topology_version, on->topology_version);
     np.start = on->start;
     np.finish = on->finish;
     np.before = on->before;
     np.after = on->after;
-    auto ptr = SnapshotPointer(np.base_dir, on->base, n.node);
-    if (!ptr.ok()) return ptr.status();
-    bool in_wal = false;
-    for (const auto& s : n.snapshots) in_wal |= s.name == on->base && s.at == *ptr;
-    if (!in_wal) {
-      return wal::Status::Corruption(fmt::format(
-          "{}: the ClusterSnapshotRecord of \"{}\" is not at {} in the WAL, as snapshot.json says", n.node,
-          on->base, ptr->ToString()));
-    }
-    np.from = *ptr;
+    WAL_RETURN_IF_ERROR(place(n, *on, &np));
     for (size_t e = 0; e < n.read_errors.size() && e < n.read_error_at.size(); ++e) {
       if (!(n.read_error_at[e] < np.from) && !(np.finish < n.read_error_at[e])) {
         return wal::Status::Corruption(fmt::format("{}: the WAL range {} to {} is damaged: {}", n.node,
                                                    np.from.ToString(), np.finish.ToString(), n.read_errors[e]));
       }
     }
-    auto range = SegmentsOfRange(n.node, np.node_dir + "/wal", np.from, np.finish);
+    // Their bytes are read (and verified) once, by the restore itself.
+    auto range = SegmentsOfRange(n.node, np.wal, np.from, np.finish);
     if (!range.ok()) return range.status();
-    // Their bytes are read (and verified) once, by the restore itself, or by CheckBase.
-    if (ListPartitionFiles(np.base_dir).empty()) {
-      return wal::Status::NotFound(fmt::format("\"{}\" holds no partition files", np.base_dir));
-    }
     plan.nodes.push_back(std::move(np));
   }
   return plan;
+}
+
+}  // namespace
+
+wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
+                                     const std::vector<cut::NodeIndex>& indexes,
+                                     const cut::ClusterReport& report, size_t cut_index,
+                                     const std::vector<std::string>& only_nodes) {
+  return PlanNodes(cluster_dir, indexes, report, cut_index, only_nodes,
+                   [&](const cut::NodeIndex& n, const cut::CutOnNode& on, NodePlan* np) -> wal::Status {
+    np->node_dir = cluster_dir + "/" + n.node;
+    np->base_dir = np->node_dir + "/snapshots/" + on.base;
+    np->wal = np->node_dir + "/wal";
+    auto ptr = SnapshotPointer(np->base_dir, on.base, n.node);
+    if (!ptr.ok()) return ptr.status();
+    bool in_wal = false;
+    for (const auto& s : n.snapshots) in_wal |= s.name == on.base && s.at == *ptr;
+    if (!in_wal) {
+      return wal::Status::Corruption(fmt::format(
+          "{}: the ClusterSnapshotRecord of \"{}\" is not at {} in the WAL, as snapshot.json says", n.node,
+          on.base, ptr->ToString()));
+    }
+    np->from = *ptr;
+    // The base's partition files are read (and verified) by the restore, or by CheckBase.
+    if (ListPartitionFiles(np->base_dir).empty()) {
+      return wal::Status::NotFound(fmt::format("\"{}\" holds no partition files", np->base_dir));
+    }
+    return wal::Status::Ok();
+  });
+}
+
+wal::Result<RestorePlan> PlanIgniteRestore(const std::map<std::string, wal::WalLocation>& wals,
+                                           const std::vector<cut::NodeIndex>& indexes,
+                                           const cut::ClusterReport& report, size_t cut_index,
+                                           const std::vector<std::string>& only_nodes) {
+  std::string where;
+  for (const auto& [node, loc] : wals) where += (where.empty() ? "" : ", ") + node;
+  return PlanNodes(where, indexes, report, cut_index, only_nodes,
+                   [&](const cut::NodeIndex& n, const cut::CutOnNode&, NodePlan* np) -> wal::Status {
+    auto w = wals.find(n.node);
+    if (w == wals.end()) return wal::Status::NotFound(fmt::format("{}: where its WAL lies is not known", n.node));
+    np->wal = w->second;
+    np->ignite = true;
+    np->from = wal::Pointer{0, 0};
+    auto files = wal::ListSegments(np->wal);
+    if (!files.ok()) return files.status();
+    if (files->empty() || files->front().index != 0) {
+      return wal::Status::NotFound(fmt::format(
+          "{}: its WAL begins at {} in \"{}\", not at segment 0: an Ignite increment is restored by replaying each "
+          "node's WAL from its first record (walcut does not read Ignite's page files), so the archive must keep "
+          "every segment",
+          n.node, files->empty() ? std::string("no segment") : fmt::format("segment {}", files->front().index),
+          np->wal.ToString()));
+    }
+    return wal::Status::Ok();
+  });
 }
 
 namespace {
@@ -232,6 +309,7 @@ class NodeReplay {
 };
 
 wal::Status NodeReplay::LoadBase() {
+  if (plan_.base_dir.empty()) return wal::Status::Ok();  // Ignite's WAL: from its first record
   for (const auto& f : ListPartitionFiles(plan_.base_dir)) {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
@@ -245,7 +323,7 @@ wal::Status NodeReplay::LoadBase() {
 }
 
 wal::Status NodeReplay::Replay() {
-  auto files = SegmentsOfRange(plan_.node, plan_.node_dir + "/wal", plan_.from, plan_.finish);
+  auto files = SegmentsOfRange(plan_.node, plan_.wal, plan_.from, plan_.finish);
   if (!files.ok()) return files.status();
   std::string first_error;
   wal::ReaderOptions ro;
@@ -271,6 +349,10 @@ wal::Status NodeReplay::Replay() {
       s = OnTx(*r);
     } else if (r->type == static_cast<uint8_t>(wal::RecordType::kRollback)) {
       rollbacks_.push_back(r->decoded.rollback);
+    } else if (plan_.ignite && IsIgniteDataBearing(r->type)) {
+      return wal::Status::NotSupported(fmt::format(
+          "{}: {} at {} holds writes walcut cannot apply (only DATA_RECORD_V2 is read): the restore would miss them",
+          plan_.node, wal::IgniteRecordTypeName(r->type), r->ptr.ToString()));
     }
     if (!s.ok()) return s;
   }
@@ -303,8 +385,23 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
       last_xid_ = e.xid;
       last_pending_ = &pending_[e.xid];  // elements of an unordered_map do not move
     }
-    last_pending_->push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
-                               std::string(e.value)});
+    if (!plan_.ignite) {
+      last_pending_->push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
+                                 std::string(e.value)});
+      continue;
+    }
+    // Ignite: a READ or NOOP entry changes nothing; TRANSFORM and RELOAD carry what
+    // walcut cannot apply.
+    const auto op = static_cast<uint8_t>(e.op);
+    if (op == kIgniteRead || op == kIgniteNoop) continue;
+    if (e.op != wal::EntryOp::kCreate && e.op != wal::EntryOp::kUpdate && e.op != wal::EntryOp::kDelete) {
+      return wal::Status::NotSupported(fmt::format("{}: an entry of {} at {} is a {} write, which walcut cannot apply",
+                                                   plan_.node, e.xid.ToString(), r.ptr.ToString(),
+                                                   wal::EntryOpName(e.op)));
+    }
+    const bool remove = e.op == wal::EntryOp::kDelete;
+    last_pending_->push_back({e.cache_id, e.partition, e.counter, remove, IgniteObject(e.key_type, e.key),
+                              remove || e.value_null ? std::string() : IgniteObject(e.value_type, e.value)});
   }
   return wal::Status::Ok();
 }
@@ -349,7 +446,7 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
   } else {
     ++out_.txs_applied;
     if (it != pending_.end()) {
-      for (auto& e : it->second) Apply(e, copies_, &out_);
+      for (auto& e : it->second) Apply(e, copies_, plan_.ignite, &out_);
     }
   }
   if (it != pending_.end()) pending_.erase(it);

@@ -18,8 +18,13 @@ namespace recovery {
 struct NodePlan {
   std::string node;
   std::string node_dir;
-  std::string base_dir;          // NODE/snapshots/<base>
-  wal::Pointer from;             // the base's ClusterSnapshotRecord
+  std::string base_dir;          // NODE/snapshots/<base>; empty for Ignite's WAL
+  wal::WalLocation wal;          // where its WAL lies (NODE/wal; Ignite's archive and work folders)
+  // Apache Ignite's WAL: replayed from the node's first record onto empty copies (walcut
+  // does not read Ignite's page files), keys and values kept as Ignite's cache objects
+  // (their type byte, then their bytes).
+  bool ignite = false;
+  wal::Pointer from;             // the base's ClusterSnapshotRecord (Ignite: 0:0)
   wal::Pointer start, finish;    // the cut's records on this node
   std::vector<wal::TxId> before, after;
 };
@@ -41,6 +46,15 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
                                      const std::vector<cut::NodeIndex>& indexes,
                                      const cut::ClusterReport& report, size_t cut_index,
                                      const std::vector<std::string>& only_nodes);
+
+// The same for Apache Ignite's WAL (`wals`: each node's, by name): there is no base to
+// load, so every node's WAL must reach back to its first segment (0) and be whole from
+// there to the cut's Finish record; kNotFound naming the node and the first segment
+// there otherwise.
+wal::Result<RestorePlan> PlanIgniteRestore(const std::map<std::string, wal::WalLocation>& wals,
+                                           const std::vector<cut::NodeIndex>& indexes,
+                                           const cut::ClusterReport& report, size_t cut_index,
+                                           const std::vector<std::string>& only_nodes);
 
 // Reads and verifies every partition file of the plan's base snapshots (a dry run's
 // check; a restore verifies each as it loads it).
@@ -66,7 +80,7 @@ wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& prog
 // The segment files of `wal_dir` from `from`'s segment to `to`'s, each index present
 // (a second file of one index is kept for the reader to compare); kCorruption naming the
 // first index missing. Only this range is read: damage outside it does not matter.
-wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& node, const std::string& wal_dir,
+wal::Result<std::vector<wal::SegmentFile>> SegmentsOfRange(const std::string& node, const wal::WalLocation& wal_dir,
                                                            const wal::Pointer& from, const wal::Pointer& to);
 
 }  // namespace recovery

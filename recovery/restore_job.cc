@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include "libcut/json_doc.h"
 #include "libwal/file_io.h"
@@ -92,11 +95,46 @@ std::string ConflictLine(const Conflict& c) {
   return fmt::format("{} cache {} partition {} [{}]: {}", ConflictKindName(c.kind), c.cache, c.partition, nodes, c.detail);
 }
 
+// Copies the .bin files of `dirs` into STAGE/binary_meta (the first of a name wins, as
+// when dump reads them); a file that cannot be read is left out and named in `warnings`.
+wal::Status CopyBinaryMeta(const std::vector<std::string>& dirs, const std::string& stage,
+                           std::vector<std::string>* warnings) {
+  constexpr uint64_t kMaxBinFile = 16 << 20;  // a type's metadata takes a few KiB
+  const std::string to = stage + "/binary_meta";
+  std::set<std::string> copied;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".bin" && entry.is_regular_file(ec)) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      const std::string name = f.filename().string();
+      if (copied.count(name) != 0) continue;
+      auto bytes = wal::ReadFileToString(f.string(), kMaxBinFile);
+      if (!bytes.ok()) {
+        warnings->push_back(fmt::format("binary metadata not copied: {}", bytes.status().message()));
+        continue;
+      }
+      if (copied.empty()) {
+        fs::create_directories(to, ec);
+        if (ec) return wal::Status::IoError(fmt::format("cannot create \"{}\": {}", to, ec.message()));
+      }
+      WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(to + "/" + name, *bytes));
+      copied.insert(name);
+    }
+  }
+  return copied.empty() ? wal::Status::Ok() : wal::SyncDirectory(to);
+}
+
 // Writes the side files, verifies the output as `walcut verify` would and, unless
 // forced, refuses it when anything is wrong.
 wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const RestoreJob& job,
                  const std::string& stage, RestoreOutcome* out) {
   RestoreManifest& m = out->manifest;
+  m.ignite = std::any_of(plan.nodes.begin(), plan.nodes.end(), [](const NodePlan& n) { return n.ignite; });
+  if (m.ignite) WAL_RETURN_IF_ERROR(CopyBinaryMeta(job.binary_meta_dirs, stage, &out->warnings));
   m.cut = plan.cut;
   m.increment = plan.increment;
   m.base = plan.base;
@@ -131,7 +169,7 @@ uint64_t EstimateReplayBytes(const RestorePlan& plan) {
   uint64_t total = 0;
   std::error_code ec;
   for (const auto& n : plan.nodes) {
-    auto files = wal::ListSegments(n.node_dir + "/wal");
+    auto files = wal::ListSegments(n.wal);
     if (!files.ok()) continue;
     for (const auto& f : *files) {
       if (f.index < n.from.segment || f.index > n.finish.segment) continue;
@@ -149,7 +187,57 @@ bool IsDisagreement(const wal::Status& s) {
   return s.code() == wal::StatusCode::kCorruption && s.message().rfind(kDisagreement, 0) == 0;
 }
 
-wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo& cluster,
+cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManifest& manifest) {
+  cut::ClusterInfo info;
+  cut::TopologyInfo version;
+  std::map<uint32_t, std::map<uint32_t, std::vector<std::string>>> holders;  // cache -> partition -> nodes
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    cut::ClusterNode n;
+    n.name = plan.nodes[i].node;
+    const XXH128_hash_t h = XXH3_128bits(n.name.data(), n.name.size());
+    n.id.hi = (h.high64 & ~0xf000ULL) | 0x8000ULL;  // version 8: derived, not random
+    n.id.lo = (h.low64 & ~(3ULL << 62)) | (2ULL << 62);
+    n.order = static_cast<uint16_t>(std::min<size_t>(i + 1, 65535));
+    version.servers.push_back(n.name);
+    info.nodes.push_back(std::move(n));
+  }
+  for (const auto& node : manifest.nodes) {
+    for (const auto& f : node.files) {
+      uint32_t c = 0, p = 0;
+      if (ParsePartitionFileName(f.file, &c, &p)) holders[c][p].push_back(node.node);
+    }
+  }
+  uint32_t widest = 1;
+  for (const auto& [id, parts] : holders) {
+    cut::CacheInfo c;
+    c.id = id;
+    c.name = fmt::format("cache-{}", id);
+    c.partitions = parts.rbegin()->first + 1;
+    c.assignment.resize(c.partitions);
+    size_t most = 1;
+    for (const auto& [p, nodes] : parts) {
+      c.assignment[p] = nodes;
+      most = std::max(most, nodes.size());
+    }
+    c.backups = static_cast<uint32_t>(most - 1);
+    widest = std::max(widest, c.partitions);
+    info.caches.push_back(std::move(c));
+  }
+  if (info.caches.empty()) info.caches.push_back({0, "none", 1, 0, {}});  // nothing was written
+  version.assignment.resize(widest);
+  for (const auto& c : info.caches) {
+    for (uint32_t p = 0; p < c.assignment.size(); ++p) {
+      for (const auto& n : c.assignment[p]) {
+        auto& row = version.assignment[p];
+        if (std::find(row.begin(), row.end(), n) == row.end()) row.push_back(n);
+      }
+    }
+  }
+  info.versions.push_back(std::move(version));
+  return info;
+}
+
+wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo* cluster,
                                          const RestoreJob& job) {
   // Every path written is OUT/<node>/data/<partition file>: each node name must be one
   // path component, or a name such as "../x" would write outside OUT.
@@ -162,7 +250,9 @@ wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::Clu
   if (!staged.ok()) return staged.status();
   RestoreOutcome out;
   wal::Status s = RestoreNodes(plan, job, staged->dir(), &out);
-  if (s.ok()) s = Seal(plan, cluster, job, staged->dir(), &out);
+  if (s.ok()) {
+    s = Seal(plan, cluster != nullptr ? *cluster : DeriveIgniteCluster(plan, out.manifest), job, staged->dir(), &out);
+  }
   if (s.ok() && Cancelled(job)) s = wal::Status::Cancelled("restore interrupted");
   if (s.ok()) s = staged->Publish();
   if (!s.ok()) return s;  // what was written goes with `staged`

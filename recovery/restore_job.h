@@ -24,6 +24,9 @@ struct RestoreJob {
   unsigned jobs = 0;                      // nodes restored at once; 0: one per core
   bool force = false;                     // keep output whose copies disagree, marked so
   std::vector<std::string> only_nodes;    // the plan's nodes, when limited by the user
+  // Of Apache Ignite's WAL: the folders of its binary metadata (db/binary_meta/<node>),
+  // whose .bin files are copied to OUT/binary_meta, so the restored objects can be named.
+  std::vector<std::string> binary_meta_dirs;
   ProgressFn progress;
   const std::atomic<bool>* cancel = nullptr;  // set: stop, remove the output, kCancelled
 };
@@ -32,14 +35,24 @@ struct RestoreOutcome {
   RestoreManifest manifest;
   std::vector<size_t> partitions;         // per node of the manifest: partition files written
   std::vector<Conflict> conflicts;        // what verify found (only with force)
+  std::vector<std::string> warnings;      // binary metadata files that could not be copied
 };
 
 // kAlreadyExists for an OUT that exists and is neither an empty directory nor an
 // unfinished restore; kInvalidArgument for an OUT.partial that walcut did not make;
 // a node's replay error; kCorruption listing the partitions whose copies disagree;
 // kIoError; kCancelled. On any of them, nothing of the output is left.
-wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo& cluster,
+// `cluster` is written as the output's cluster.json; null for a plan of Apache Ignite's
+// WAL, which describes no cluster: the file is then derived from what was restored
+// (DeriveIgniteCluster).
+wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::ClusterInfo* cluster,
                                          const RestoreJob& job);
+
+// The cluster.json of a restore of Ignite's WAL: its servers the nodes restored (in the
+// plan's order, their ids derived from their names: Ignite's segment headers name no
+// node), its caches those written, each with a placement of its own: for each partition,
+// the nodes that restored a copy of it. One topology version, 0.
+cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManifest& manifest);
 
 // Whether WriteRestore refused its output because the copies disagree (what
 // RestoreJob::force would keep), rather than for damage or an error.

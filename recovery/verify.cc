@@ -71,9 +71,10 @@ Expected ExpectedCopies(const cut::ClusterInfo& cluster, const cut::TopologyInfo
     if (only.empty() || std::find(only.begin(), only.end(), s) != only.end()) e.nodes.push_back(s);
   }
   for (const auto& c : cluster.caches) {
-    for (uint32_t p = 0; p < c.partitions && p < version.assignment.size(); ++p) {
+    const auto& assignment = c.assignment.empty() ? version.assignment : c.assignment;
+    for (uint32_t p = 0; p < c.partitions && p < assignment.size(); ++p) {
       auto& h = e.holders[{c.id, p}];
-      for (const auto& n : version.assignment[p]) {
+      for (const auto& n : assignment[p]) {
         if (std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end()) h.push_back(n);
       }
     }

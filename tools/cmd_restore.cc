@@ -13,7 +13,8 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   auto increment = std::make_shared<int64_t>(-1);
   auto time = std::make_shared<double>(-1);
   CLI::App* sub = app.add_subcommand("restore", "Restore every node's data to a consistent cut");
-  sub->add_option("DIR", o->dir, "A cluster directory")->required();
+  sub->add_option("DIR", o->dir, "A cluster directory, or Apache Ignite's WAL (a work directory, or a directory of them)")
+      ->required();
   AddCommonFlags(sub, common.get());
   sub->add_option("-o,--output", o->out, "Restored directory to create (must not exist or be empty)");
   auto* c = sub->add_option("--cut", *cut, "The cut to restore (an id or a unique prefix)");

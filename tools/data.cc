@@ -1,37 +1,85 @@
 #include "tools/data.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 
+#include "libwal/binary_meta.h"
+#include "libwal/cache_object.h"
+#include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
 #include "tools/data_dirs.h"
 #include "tools/escape.h"
 #include "tools/json_writer.h"
 
 namespace tools {
+namespace fs = std::filesystem;
 namespace {
 
-void PartitionJson(const recovery::PartitionFile& f, bool summary, JsonWriter& j) {
+// How keys and values read: as their bytes, or (a restore of Apache Ignite's WAL) as
+// Ignite's cache objects, a type byte and then its bytes, named by the restore's copy of
+// the binary metadata.
+struct Objects {
+  bool ignite = false;
+  wal::BinaryTypes types;
+
+  std::string Text(std::string_view bytes) const {
+    if (bytes.empty()) return {};
+    return wal::CacheObjectText(static_cast<int8_t>(bytes[0]), bytes.substr(1), &types);
+  }
+  std::string Class(std::string_view bytes) const {
+    if (bytes.empty()) return "null";
+    return wal::CacheObjectClass(static_cast<int8_t>(bytes[0]), bytes.substr(1));
+  }
+};
+
+// The restore.json above `path` (a restored directory, one of its nodes, or a node's
+// data/): whether its partition files hold Ignite's objects.
+void FindObjects(const std::string& path, Objects* o, Output& output) {
+  fs::path p = fs::absolute(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  for (int up = 0; up < 3 && !p.empty(); ++up, p = p.parent_path()) {
+    std::error_code ec;
+    if (!fs::exists(p / recovery::kManifestFileName, ec)) continue;
+    auto m = recovery::ReadManifest(p.string());
+    if (!m.ok() || !m->ignite) return;  // verify reports a damaged restore.json
+    o->ignite = true;
+    std::vector<std::string> problems;
+    o->types.LoadDir((p / "binary_meta").string(), &problems);
+    for (const auto& w : problems) output.Warning("{}", w);
+    return;
+  }
+}
+
+void PartitionJson(const recovery::PartitionFile& f, bool summary, const Objects& o, JsonWriter& j) {
   j.BeginObject().Field("cache", f.cache_id).Field("partition", f.partition).Field("counter", f.lwm);
   j.Field("lwm", f.lwm).Field("hwm", f.hwm).Field("hash", fmt::format("0x{:016x}", recovery::ContentHash(f)));
   j.Key("entries").BeginArray();
   for (size_t i = 0; i < f.entries.size() && !summary; ++i) {
     const auto& e = f.entries[i];
-    j.BeginObject().Field("key", e.key).Field("value", e.value).Field("counter", e.counter).EndObject();
+    j.BeginObject();
+    if (o.ignite) {
+      j.Field("key", o.Text(e.key)).Field("key_class", o.Class(e.key));
+      j.Field("value", o.Text(e.value)).Field("value_class", o.Class(e.value));
+    } else {
+      j.Field("key", e.key).Field("value", e.value);
+    }
+    j.Field("counter", e.counter).EndObject();
   }
   j.EndArray().EndObject();
 }
 
-void PartitionText(const std::string& node, const recovery::PartitionFile& f, bool summary, fmt::memory_buffer* b) {
+void PartitionText(const std::string& node, const recovery::PartitionFile& f, bool summary, const Objects& o,
+                   fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
   fmt::format_to(it, "{} cache {} partition {} counter {} lwm {} hwm {} entries {} hash 0x{:016x}\n", node, f.cache_id,
                  f.partition, f.lwm, f.lwm, f.hwm, f.entries.size(), recovery::ContentHash(f));
   for (size_t i = 0; i < f.entries.size() && !summary; ++i) {
     const auto& e = f.entries[i];
     b->append(std::string_view("  "));
-    AppendQuoted(b, e.key);
+    AppendQuoted(b, o.ignite ? o.Text(e.key) : e.key);
     b->append(std::string_view(" = "));
-    AppendQuoted(b, e.value);
+    AppendQuoted(b, o.ignite ? o.Text(e.value) : e.value);
     fmt::format_to(it, " counter {}\n", e.counter);
   }
 }
@@ -50,6 +98,8 @@ int RunData(const DataOptions& o, Output& output) {
       return kExitUsage;
     }
   }
+  Objects objects;
+  FindObjects(o.path, &objects, output);
   bool damaged = false;
   fmt::memory_buffer b;
   JsonWriter j(&b);
@@ -66,9 +116,9 @@ int RunData(const DataOptions& o, Output& output) {
       }
       if (o.partition && f->partition != *o.partition) continue;
       if (o.json) {
-        PartitionJson(*f, o.summary, j);
+        PartitionJson(*f, o.summary, objects, j);
       } else if (!o.quiet) {
-        PartitionText(d.node, *f, o.summary, &b);
+        PartitionText(d.node, *f, o.summary, objects, &b);
       }
       if (b.size() > (1 << 20) && !o.quiet) {
         output.out->Write(std::string_view(b.data(), b.size()));

@@ -109,10 +109,10 @@ void PlanText(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
   fmt::format_to(it, "restore plan: cut {}, increment {} of \"{}\"\n", plan.cut.ToString(), plan.increment, plan.base);
   for (const auto& n : plan.nodes) {
     fmt::format_to(it,
-                   "  {:<12} base {} from {} to {} (Start {}), apply what committed before Start except {} "
+                   "  {:<12} {} from {} to {} (Start {}), apply what committed before Start except {} "
                    "listed After, and {} listed Before after it\n",
-                   n.node, n.base_dir, n.from.ToString(), n.finish.ToString(), n.start.ToString(), n.after.size(),
-                   n.before.size());
+                   n.node, n.ignite ? std::string("no base (Ignite: its WAL from its first record)") : "base " + n.base_dir,
+                   n.from.ToString(), n.finish.ToString(), n.start.ToString(), n.after.size(), n.before.size());
   }
 }
 
@@ -170,13 +170,14 @@ void OutcomeText(const recovery::RestorePlan& plan, const recovery::RestoreOutco
 }
 
 // Writes the restore of `plan` and reports it.
-int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, const cut::ClusterInfo& cluster,
-                   Output& output) {
+int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, const cut::ClusterInfo* cluster,
+                   const std::vector<std::string>& binary_meta_dirs, Output& output) {
   recovery::RestoreJob job;
   job.out = o.out;
   job.jobs = o.jobs;
   job.force = o.force;
   job.only_nodes = o.nodes;
+  job.binary_meta_dirs = binary_meta_dirs;
   job.cancel = o.cancellable ? o.cancellable() : nullptr;
   ReplayCounter replayed;
   job.progress = [&replayed](const std::string& node, uint64_t bytes) { replayed.Set(node, bytes); };
@@ -186,6 +187,7 @@ int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, c
     return recovery::WriteRestore(plan, cluster, job);
   }();
   if (!outcome.ok()) return RestoreFailed(outcome.status(), o, output);
+  for (const auto& w : outcome->warnings) output.Warning("{}", w);
   for (const auto& c : outcome->conflicts) {
     std::string nodes;
     for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
@@ -206,13 +208,28 @@ int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, c
 }  // namespace
 
 int RunRestore(const RestoreOptions& o, Output& output) {
-  if (auto inputs = ResolveWalInputs({o.dir}); inputs.ok()) {
-    for (const auto& in : inputs->nodes) {
-      if (IsIgniteInput(in)) {
-        output.Error("restore: {} is Apache Ignite's WAL; restoring Ignite input is not supported (walcut does not "
-                     "read Ignite's page files; check and txs read its increments)", in.node);
+  // Apache Ignite's WAL (a work directory, a directory of them, ...): where each node's
+  // WAL lies and its binary metadata.
+  std::map<std::string, wal::WalLocation> ignite_wals;
+  std::vector<std::string> binary_meta_dirs;
+  if (auto resolved = ResolveWalInputs({o.dir}); resolved.ok()) {
+    for (const auto& in : resolved->nodes) {
+      if (!IsIgniteInput(in)) continue;
+      if (in.wal_dir.empty()) {
+        output.Error("restore: {} is a single Ignite segment: restore reads a node's whole WAL (its work directory)",
+                     in.node);
         return kExitUsage;
       }
+      ignite_wals[in.node] = in.wal_dir;
+      for (auto& d : BinaryMetaDirsOf(in)) binary_meta_dirs.push_back(std::move(d));
+    }
+    if (!ignite_wals.empty() && ignite_wals.size() != resolved->nodes.size()) {
+      output.Error("restore: \"{}\" mixes Apache Ignite's WAL with walcut's", o.dir);
+      return kExitUsage;
+    }
+    if (!ignite_wals.empty() && o.time) {
+      output.Error("restore --time: Ignite's increments carry no time walcut reads; choose one with --increment or --cut");
+      return kExitUsage;
     }
   }
   // The cuts found by the streaming check, keeping what the plan needs of each (its
@@ -231,16 +248,17 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   size_t chosen = 0;
   if (!ChooseCut(o, report, output, &chosen, &code)) return code;
   if (!CheckNodes(o, indexes, report.cuts[chosen], output)) return kExitUsage;
-  if (!cluster) {
+  if (!cluster && ignite_wals.empty()) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;
   }
-  auto plan = recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes);
+  auto plan = ignite_wals.empty() ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
+                                  : recovery::PlanIgniteRestore(ignite_wals, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
   }
-  if (!o.dry_run) return WriteAndReport(o, *plan, *cluster, output);
+  if (!o.dry_run) return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
     output.Error("refusing to restore: {}", s.message());
     return s.code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;

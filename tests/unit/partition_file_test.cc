@@ -41,6 +41,22 @@ TEST(PartitionFile, NamesParseBack) {
   EXPECT_FALSE(ParsePartitionFileName("part-00001-00007.dat.tmp", &c, &p));
 }
 
+TEST(PartitionFile, WideIgniteCacheIdsParseBackAndOnlyOneNameIsAFile) {
+  EXPECT_EQ(PartitionFileName(3016252, 31), "part-3016252-00031.dat");
+  EXPECT_EQ(PartitionFileName(4294967295u, 65535), "part-4294967295-65535.dat");
+  uint32_t c = 0, p = 0;
+  ASSERT_TRUE(ParsePartitionFileName("part-4294967295-65535.dat", &c, &p));
+  EXPECT_EQ(c, 4294967295u);
+  EXPECT_EQ(p, 65535u);
+  ASSERT_TRUE(ParsePartitionFileName("part-3016252-00031.dat", &c, &p));
+  EXPECT_EQ(c, 3016252u);
+  EXPECT_FALSE(ParsePartitionFileName("part-4294967296-00000.dat", &c, &p));  // above 32 bits
+  EXPECT_FALSE(ParsePartitionFileName("part-000001-00007.dat", &c, &p));      // a second name of part-00001-00007
+  EXPECT_FALSE(ParsePartitionFileName("part-0001-00007.dat", &c, &p));
+  EXPECT_FALSE(ParsePartitionFileName("part-00001-0x007.dat", &c, &p));
+  EXPECT_FALSE(ParsePartitionFileName("part-0000100007.dat", &c, &p));
+}
+
 TEST(PartitionFile, ContentHashIgnoresCountersButNotValues) {
   PartitionFile a = Sample(), b = Sample();
   b.entries[0].counter = 99;
