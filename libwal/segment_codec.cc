@@ -39,6 +39,7 @@ class IgniteCodec final : public SegmentCodec {
   SegmentFormat format() const override { return format_; }
   size_t FrameHeaderSize() const override { return ignite::kFrameHeaderSize; }
   uint64_t FrameExtent(const char* p, size_t avail) const override { return IgniteFrameExtent(p, avail); }
+  bool ZeroBeginsNoFrame() const override { return true; }
   FrameStatus Parse(const char* p, size_t avail, Pointer at, bool verify, FrameView* out) const override {
     return ParseIgniteFrame(p, avail, at, format_ == SegmentFormat::kIgniteCompacted, verify, out);
   }

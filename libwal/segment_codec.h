@@ -26,6 +26,9 @@ class SegmentCodec {
   // The whole size of the frame whose first bytes are p[0, avail), when they hold a
   // header whose length is sound; 0 otherwise.
   virtual uint64_t FrameExtent(const char* p, size_t avail) const = 0;
+  // Whether a zero byte never begins a frame (Ignite: it is the end-of-data mark), so a
+  // resync may pass over a run of zeros at once.
+  virtual bool ZeroBeginsNoFrame() const { return false; }
   // Parses (and with `verify`, checks) the frame at p, whose address is `at`.
   virtual FrameStatus Parse(const char* p, size_t avail, Pointer at, bool verify, FrameView* out) const = 0;
   // Decodes a payload of `type` (walcut: DecodePayload; Ignite: DecodeIgnitePayload).

@@ -153,8 +153,11 @@ bool SegmentBytes::AllZeroFrom(size_t from) {
   for (;;) {
     Fill(at + kStep);
     const size_t end = size_;
-    for (; at < end; ++at) {
-      if (data_[at] != 0) return false;
+    static const char kZeros[4096] = {};
+    while (at < end) {
+      const size_t n = std::min(sizeof kZeros, end - at);
+      if (std::memcmp(data_ + at, kZeros, n) != 0) return false;
+      at += n;
     }
     // Pages of zeros passed are given back: read again, they are zeros.
     if (stream_ != nullptr && end > from + page) {

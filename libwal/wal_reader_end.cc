@@ -1,6 +1,7 @@
 // Where a segment's data ends, and what a frame that is not sound means there: one
 // rule per format (walcut's, Ignite's), and the resync both use after damage.
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,26 @@
 #include "libwal/wal_reader.h"
 
 namespace wal {
+namespace {
+
+// The first offset from `at` whose byte is not zero, or data.size().
+uint64_t NonZeroFrom(std::string_view data, uint64_t at) {
+  const char* p = data.data();
+  const uint64_t end = data.size();
+  while (at < end && (at & 7) != 0) {
+    if (p[at] != 0) return at;
+    ++at;
+  }
+  for (; at + 8 <= end; at += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + at, 8);
+    if (w != 0) break;
+  }
+  while (at < end && p[at] == 0) ++at;
+  return at;
+}
+
+}  // namespace
 
 bool WalReader::StreamDamaged() {
   if (bytes_.damage().empty()) return false;
@@ -193,9 +214,14 @@ uint64_t WalReader::Resync(Issue* issue, bool* found) {
   if (found != nullptr) *found = false;
   uint64_t spent = 0;
   uint64_t next = pos_ + 1;
+  const bool skip_zeros = codec_->ZeroBeginsNoFrame();
   for (; bytes_.Fill(next + header_size_); ++next) {
     ReleaseBehind(next);
     std::string_view data = bytes_.bytes();
+    if (skip_zeros && data[next] == 0) {  // a run of zeros (an unwritten tail) passed at once
+      next = NonZeroFrom(data, next) - 1;
+      continue;
+    }
     const uint64_t extent = codec_->FrameExtent(data.data() + next, data.size() - next);
     if (extent <= 1) continue;  // no frame header here (or a bare SWITCH byte)
     if (!bytes_.Fill(next + extent)) continue;  // it would run past the end

@@ -103,6 +103,27 @@ TEST(IgniteReader, FlippedByteInARealSegmentIsLocatedAndReadingGoesOn) {
   EXPECT_EQ(r.records.size(), at.size() - 1);  // only the damaged record is lost
 }
 
+TEST(IgniteReader, RecordsAfterARunOfZerosInsideTheDataAreFoundAndTheZerosAreDamage) {
+  // Three records zeroed in the middle of the last segment (a resync passes zeros at
+  // once): records of this segment follow, so the type byte 0 is damage, not the end.
+  std::string bytes;
+  SegmentFile f = Real("archive/server_0/0000000000000000.wal", &bytes);
+  const std::vector<uint64_t> at = Offsets(f);
+  const size_t k = at.size() / 2;
+  std::fill(bytes.begin() + static_cast<std::ptrdiff_t>(at[k]), bytes.begin() + static_cast<std::ptrdiff_t>(at[k + 3]),
+            '\0');
+  ReadResult r = ReadAll({Mem(0, bytes, "0000000000000000.wal")});
+  ASSERT_EQ(r.Count(IssueKind::kCorruption), 1u);
+  EXPECT_EQ(r.issues[0].offset, at[k]);
+  EXPECT_NE(r.issues[0].ToString().find("records of this segment follow"), std::string::npos) << r.issues[0].ToString();
+  EXPECT_EQ(r.records.size(), at.size() - 3);
+  // Zeros from there to the end instead: the end of the data, nothing reported.
+  bytes.replace(at[k], bytes.size() - at[k], bytes.size() - at[k], '\0');
+  ReadResult end = ReadAll({Mem(0, bytes, "0000000000000000.wal")});
+  EXPECT_EQ(end.Errors(), 0u);
+  EXPECT_EQ(end.records.size(), k);
+}
+
 TEST(IgniteReader, FlippedByteInAZipIsLocated) {
   std::string bytes;
   SegmentFile f = Real("archive/server_0/0000000000000001.wal.zip", &bytes);

@@ -130,7 +130,7 @@ final class Cluster {
             ds.setWalMode(WALMode.LOG_ONLY);
             ds.setWalSegmentSize(sc.walSegmentSize);
             ds.setWalSegments(sc.walSegments);
-            ds.setWalCompactionEnabled(true);
+            ds.setWalCompactionEnabled(sc.walCompaction);
             ds.setCheckpointFrequency(sc.checkpointFrequencyMs);
             ds.setSystemDataRegionConfiguration(
                 new org.apache.ignite.configuration.SystemDataRegionConfiguration()

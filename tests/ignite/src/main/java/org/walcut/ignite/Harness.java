@@ -141,7 +141,7 @@ public final class Harness {
     }
 
     private static void usage() {
-        System.err.println("usage: harness --scenario clean|failed-increment|node-stop|compacted --seed N -o OUTDIR [--force] [--keep-run]");
+        System.err.println("usage: harness --scenario clean|failed-increment|node-stop|compacted|bench --seed N -o OUTDIR [--force] [--keep-run]");
         System.exit(2);
     }
 
@@ -271,7 +271,7 @@ public final class Harness {
         Map<String, Object> readerFiles = new TreeMap<>();
         Map<String, Object> recordsPerTypeAllFiles = new TreeMap<>();
         IgniteLogger walLog = IgniteWalIteratorFactory.ConsoleLogger.INSTANCE;
-        for (int i = 0; i < sc.servers; i++) {
+        for (int i = 0; i < sc.servers && !sc.walOnly; i++) {
             String id = Scenario.serverId(i);
             File work = new File(out, "nodes/" + id + "/work");
             WalDump d = new WalDump(walLog);
@@ -292,7 +292,8 @@ public final class Harness {
         progress("WAL read by Ignite's standalone iterator, records per node: " + summary);
 
         t = System.currentTimeMillis();
-        restores(snapshot);
+        if (!sc.walOnly)
+            restores(snapshot);
         mark("restores", t);
 
         Map<String, Object> truth = new LinkedHashMap<>();
@@ -543,7 +544,7 @@ public final class Harness {
             "faults", faults,
             "wal_segment_size", sc.walSegmentSize,
             "wal_segments", sc.walSegments,
-            "wal_compaction", true,
+            "wal_compaction", sc.walCompaction,
             "checkpoint_frequency_ms", sc.checkpointFrequencyMs,
             "page_size", 4096,
             "system_properties", sc.systemProperties);

@@ -73,6 +73,15 @@ final class Scenario {
 
     long regionMaxBytes = 64L << 20;
 
+    /** Whether Ignite compacts archived segments into .wal.zip files (incremental snapshots need it). */
+    boolean walCompaction = true;
+
+    /**
+     * The workload and its WAL only: Ignite's reading of the WAL and its restores are skipped (a
+     * benchmark input, too large for them to be quick; truth.json then has no restored balances).
+     */
+    boolean walOnly = false;
+
     String snapshotName = "snap";
 
     /** JVM-wide Ignite system properties the scenario sets before any node starts. */
@@ -146,9 +155,29 @@ final class Scenario {
                 s.workers.add(serverId(1));
                 break;
 
+            case "bench":
+                // A benchmark input, not a fixture: the clean scenario's shape at full speed (no
+                // pauses), about 100 000 transactions over more accounts, in 64 MiB segments
+                // (Ignite's default).
+                s.bankAccounts = 600;
+                s.bankShared = 300;
+                s.vaultAccounts = 60;
+                s.txPerPhase = 6000;
+                s.thinkMs = 0;
+                s.inTxPauseMs = 0;
+                s.walSegmentSize = 64 << 20;
+                s.walSegments = 4;
+                s.regionMaxBytes = 256L << 20;
+                s.walOnly = true;
+                s.workers.add(clientId(0));
+                s.workers.add(serverId(0));
+                s.workers.add(serverId(1));
+                s.workers.add(serverId(2));
+                break;
+
             default:
                 throw new IllegalArgumentException("unknown scenario: " + name
-                    + " (known: clean, failed-increment, node-stop, compacted)");
+                    + " (known: clean, failed-increment, node-stop, compacted, bench)");
         }
         return s;
     }
