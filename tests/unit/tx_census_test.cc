@@ -18,12 +18,12 @@ using testing_support::TempDir;
 
 // Writes for each id a PREPARED and a COMMITTED record (and one write), in a shuffled
 // order, and returns the node's census.
-NodeTxs Census(const std::vector<wal::TxId>& ids) {
+NodeTxs Census(const std::vector<wal::TxId>& ids, bool shuffle = true) {
   TempDir dir;
   auto w = wal::WalWriter::Create(dir.path() + "/wal", testing_support::TestNode(), 1, wal::WriterOptions{});
   EXPECT_TRUE(w.ok());
   std::vector<wal::TxId> shuffled = ids;
-  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(7));
+  if (shuffle) std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(7));
   uint64_t counter = 0;
   for (const auto& x : shuffled) {
     wal::TxRecord t;
@@ -55,8 +55,8 @@ NodeTxs Census(const std::vector<wal::TxId>& ids) {
   return out;
 }
 
-void ExpectSortedOnce(const std::vector<wal::TxId>& ids) {
-  const NodeTxs n = Census(ids);
+void ExpectSortedOnce(const std::vector<wal::TxId>& ids, bool shuffle = true) {
+  const NodeTxs n = Census(ids, shuffle);
   std::vector<wal::TxId> want = ids;
   std::sort(want.begin(), want.end());
   ASSERT_EQ(n.txs.size(), want.size());
@@ -74,6 +74,16 @@ TEST(TxCensus, FewOriginatorsSortById) {
     for (uint64_t o = 1; o <= 200; ++o) ids.push_back({node % 2 + 1, node, o * 3});
   }
   ExpectSortedOnce(ids);
+}
+
+TEST(TxCensus, OriginatorsInterleavedEachInOrderSortById) {
+  // As a WAL has them: each near node's orders growing, the near nodes interleaved (each
+  // group comes sorted; the groups must still be merged), one group out of order.
+  std::vector<wal::TxId> ids;
+  for (uint64_t o = 1; o <= 300; ++o) {
+    for (uint32_t node = 1; node <= 4; ++node) ids.push_back({1, node, node == 3 ? 1000 - o : o});
+  }
+  ExpectSortedOnce(ids, false);
 }
 
 TEST(TxCensus, IdsTooWideForOneKeySortById) {
