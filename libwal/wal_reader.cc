@@ -41,9 +41,13 @@ std::unique_ptr<WalReader> WalReader::OpenFiles(std::vector<SegmentFile> files,
 WalReader::WalReader(std::vector<SegmentFile> files, ReaderOptions options, Reporter reporter)
     : files_(std::move(files)), options_(options), reporter_(std::move(reporter)) {
   // Sequence problems are known from the names alone; report them up front, in order.
-  for (size_t i = 1; i < files_.size(); ++i) {
-    const auto& prev = files_[i - 1];
+  // Read in parts, the first file follows the part before's last (of another index).
+  SegmentFile before;
+  if (options_.after_index) before.index = *options_.after_index;
+  for (size_t i = options_.after_index ? 0 : 1; i < files_.size(); ++i) {
+    const auto& prev = i == 0 ? before : files_[i - 1];
     const auto& cur = files_[i];
+    if (i == 0 && cur.index == prev.index) continue;  // parts never split an index
     if (cur.index == prev.index && (cur.zip || prev.zip) && !(cur.zip && prev.zip)) {
       // An Ignite segment kept raw and compacted: the raw file holds every record, the
       // compacted one only the logical ones; the raw one is read (it sorts first).

@@ -100,6 +100,13 @@ struct ReaderOptions {
   // With decode: TX_RECORDs and DATA_RECORD_V2s are only viewed (Record::tx, ::data),
   // their payloads checked as strictly; the other types are decoded as usual.
   bool light = false;
+  // The files are one part of a node's WAL read in parts side by side (dump --stats):
+  // `more_follow`, segments follow the last one given (it is not the WAL's last);
+  // `after_index`, the last segment index of the part before, for the sequence check
+  // of the first file given. Read in order, the parts report what one reader of the
+  // whole reports, provided every part's headers name the same node (node_id()).
+  bool more_follow = false;
+  std::optional<uint64_t> after_index;
 };
 
 // Segments that every WalReader of the process has finished with (read, or failed to
@@ -123,6 +130,8 @@ class WalReader {
   bool torn_tail() const { return torn_tail_; }
   // The pointer just past the last sound record read so far.
   Pointer end() const { return end_; }
+  // The node of the first segment header read whole and sound (walcut's own format; an
+  // Ignite header names none): every later header is held to it.
   std::optional<Uuid> node_id() const { return node_id_; }
   uint16_t node_order() const { return node_order_; }
   const std::string& current_file() const;
@@ -135,7 +144,7 @@ class WalReader {
   Issue MakeIssue(IssueKind kind, uint64_t offset, std::string message) const;
   bool LoadNextSegment();
   void EndSegment();
-  bool IsLastSegment() const { return file_idx_ + 1 == files_.size(); }
+  bool IsLastSegment() const { return file_idx_ + 1 == files_.size() && !options_.more_follow; }
   // Returns true if `record_` holds a record to hand out.
   bool Step();
   // At a segment's first byte: chooses the codec by the header's magic; for Ignite,

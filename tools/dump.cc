@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <filesystem>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -106,6 +108,11 @@ class Filter {
   bool entry_level_ = false;
 };
 
+// `--stats` with no filter, range or limit.
+bool CountsEverything(const DumpOptions& o) {
+  return o.stats && o.types.empty() && !o.tx && !o.partition && !o.key && !o.cut && !o.from && !o.to && !o.limit;
+}
+
 struct Totals {
   std::array<TypeStats, 256> by_type{};
   std::array<bool, 256> ignite{};  // a type id met in an Ignite segment: named as Ignite names it
@@ -174,7 +181,7 @@ class DumpRun {
  public:
   DumpRun(const DumpOptions& o, Output& output, std::vector<WalInput> inputs)
       : o_(o), output_(output), inputs_(std::move(inputs)), filter_(o), resume_(inputs_.size()),
-        started_(inputs_.size(), false), binary_types_(inputs_.size()) {
+        started_(inputs_.size(), false), binary_types_(inputs_.size()), node_ids_(inputs_.size()) {
     format_.values = o.values;
     // The names of Ignite's binary types and fields, for the values and keys shown.
     if (!o.stats || o.key) {
@@ -198,6 +205,13 @@ class DumpRun {
   }
   bool limit_reached() const { return limit_reached_; }
   const Totals& totals() const { return totals_; }
+  // Its inputs are one part of a node's WAL (wal::ReaderOptions::more_follow, after_index).
+  void ReadAsPart(bool more_follow, std::optional<uint64_t> after_index) {
+    more_follow_ = more_follow;
+    after_index_ = after_index;
+  }
+  // The node the segment headers of input `i` name (walcut's format), once read.
+  std::optional<wal::Uuid> node_id(size_t i) const { return node_ids_[i]; }
 
  private:
   wal::ReaderOptions ReaderOptionsFor(size_t i) const {
@@ -205,6 +219,8 @@ class DumpRun {
     ro.verify_checksums = o_.verify;
     // The table needs only the framing: checksums are verified, payloads not decoded.
     ro.decode = !o_.stats || o_.tx || o_.partition || o_.key || o_.cut;
+    ro.more_follow = more_follow_;
+    ro.after_index = after_index_;
     if (started_[i]) {
       ro.from = resume_[i];
       ro.from_is_boundary = true;
@@ -302,6 +318,7 @@ class DumpRun {
       }
     }
     totals_.segments += reader->segments_read() - (started_[i] && reader->segments_read() > 0);
+    node_ids_[i] = reader->node_id();
     // A pass that read nothing leaves the resume point where it was.
     if (reader->end() != wal::Pointer{}) resume_[i] = reader->end();
     started_[i] = true;
@@ -314,11 +331,7 @@ class DumpRun {
     return news;
   }
 
-  // `--stats` with no filter, range or limit.
-  bool CountsEverything() const {
-    return o_.stats && o_.types.empty() && !o_.tx && !o_.partition && !o_.key && !o_.cut && !o_.from && !o_.to &&
-           !o_.limit;
-  }
+  bool CountsEverything() const { return tools::CountsEverything(o_); }
 
   const DumpOptions& o_;
   Output& output_;
@@ -332,6 +345,9 @@ class DumpRun {
   std::vector<wal::Pointer> resume_;
   std::vector<bool> started_;
   std::vector<wal::BinaryTypes> binary_types_;  // of each input
+  std::vector<std::optional<wal::Uuid>> node_ids_;
+  bool more_follow_ = false;
+  std::optional<uint64_t> after_index_;
 };
 
 void AddTotals(const Totals& from, Totals* to) {
@@ -396,9 +412,105 @@ Totals StatsInParallel(const DumpOptions& o, Output& output, std::vector<WalInpu
   return totals;
 }
 
+// The segment files of `in` cut, between indexes, into up to `parts` runs of about
+// equal size on disk; none when there is nothing worth cutting.
+std::vector<std::vector<wal::SegmentFile>> CutIntoParts(const WalInput& in, size_t parts, uint64_t min_bytes) {
+  auto listed = wal::ListSegments(in.wal_dir);
+  if (!listed.ok() || parts < 2) return {};  // a listing that fails is the reader's to report
+  std::vector<wal::SegmentFile>& files = *listed;
+  std::vector<uint64_t> size(files.size(), 0);
+  uint64_t total = 0;
+  size_t indexes = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    size[i] = files[i].memory ? files[i].memory->size() : std::filesystem::file_size(files[i].path, ec);
+    if (ec) size[i] = 0;
+    total += size[i];
+    indexes += i == 0 || files[i].index != files[i - 1].index;
+  }
+  if (indexes < 2 || total < std::max<uint64_t>(min_bytes, 1)) return {};
+  parts = std::min(parts, indexes);
+  std::vector<std::vector<wal::SegmentFile>> out(1);
+  uint64_t done = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const bool new_index = i > 0 && files[i].index != files[i - 1].index;
+    // A part ends once it holds its share, at a change of index.
+    if (new_index && out.size() < parts && !out.back().empty() && done * parts >= total * out.size()) out.emplace_back();
+    out.back().push_back(std::move(files[i]));
+    done += size[i];
+  }
+  if (out.size() < 2) return {};
+  return out;
+}
+
+// `dump --stats` of one node on every core: its segment files cut into parts that are
+// read side by side, each as a part of the one WAL (what follows its last segment, and
+// which index came before its first, are known), and reported in order: what one reader
+// of the whole reports, counted and worded alike. Should a part's headers name another
+// node than the part before (a segment of another node among them), the parts are
+// dropped and the node read again by one reader; nothing is written until then. None
+// when the node is not worth cutting.
+std::optional<Totals> StatsInParts(const DumpOptions& o, Output& output, const WalInput& in) {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  if (cores < 2 || in.wal_dir.empty()) return std::nullopt;
+  std::vector<std::vector<wal::SegmentFile>> cut = CutIntoParts(in, cores, o.parts_min_bytes);
+  if (cut.empty()) return std::nullopt;
+  struct Part {
+    StringSink err;
+    Totals totals;
+    std::optional<wal::Uuid> node;
+  };
+  std::vector<Part> parts(cut.size());
+  std::mutex mu;
+  std::exception_ptr failure;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < cut.size();) {
+      try {
+        Output part_output = output;
+        part_output.err = &parts[i].err;
+        WalInput piece = in;
+        piece.wal_dir = wal::WalLocation();
+        piece.files = cut[i];
+        const std::optional<uint64_t> after = i == 0 ? std::nullopt : std::optional(cut[i - 1].back().index);
+        DumpRun run(o, part_output, {std::move(piece)});
+        run.ReadAsPart(i + 1 < cut.size(), after);
+        run.Pass(true);
+        parts[i].totals = run.totals();
+        parts[i].node = run.node_id(0);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        next.store(cut.size());
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (size_t t = 1; t < cut.size(); ++t) pool.emplace_back(work);
+    work();
+  }
+  if (failure) std::rethrow_exception(failure);
+  std::optional<wal::Uuid> node;
+  for (const Part& part : parts) {
+    if (!part.node) continue;
+    if (node && *node != *part.node) return std::nullopt;  // one reader would hold it to the first node
+    node = part.node;
+  }
+  Totals totals;
+  for (const Part& part : parts) {
+    output.err->Write(part.err.text());
+    AddTotals(part.totals, &totals);
+  }
+  return totals;
+}
+
 // Reads every input once (or, with --follow, until stopped); the totals of what was read.
 Totals ReadAll(const DumpOptions& o, Output& output, std::vector<WalInput> inputs) {
   if (o.stats && !o.follow && !o.limit && inputs.size() > 1) return StatsInParallel(o, output, std::move(inputs));
+  if (inputs.size() == 1 && !o.follow && CountsEverything(o)) {
+    if (auto totals = StatsInParts(o, output, inputs[0])) return *totals;
+  }
   DumpRun run(o, output, std::move(inputs));
   run.Pass(!o.follow);
   if (o.follow) {

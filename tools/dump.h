@@ -32,6 +32,9 @@ struct DumpOptions {
   double follow_interval = 0.2;        // seconds between polls
   std::optional<double> follow_idle;   // stop after this long without new records
   bool verify = true;
+  // `--stats` of one node whose segments take at least this many bytes: read in parts
+  // side by side, one per core (tests lower it).
+  uint64_t parts_min_bytes = uint64_t{64} << 20;
   // Set from outside (a signal handler) to end --follow.
   const std::atomic<bool>* stop = nullptr;
 };

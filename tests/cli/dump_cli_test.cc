@@ -13,6 +13,7 @@
 #include "libwal/segment_file.h"
 #include "libwal/wal_writer.h"
 #include "tests/support/run_cli.h"
+#include "tools/dump.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -112,6 +113,69 @@ TEST(DumpCli, StatsOfSeveralNodesReportInInputOrder) {
   }
   EXPECT_EQ(j["errors"].get<uint64_t>(), 3u) << all.err;
   EXPECT_EQ(j["torn_tails"].get<uint64_t>(), 1u);
+}
+
+// A node WAL of `segments` segments of about equal size, written by node `node`.
+std::string NodeWal(const std::string& dir, int segments, uint64_t node = 1) {
+  const std::string wal_dir = dir + "/wal";
+  wal::WriterOptions wo;
+  wo.segment_size = 16 << 10;
+  auto w = wal::WalWriter::Create(wal_dir, wal::Uuid{0x1111222233334444ULL, node}, 1, wo);
+  EXPECT_TRUE(w.ok());
+  for (uint64_t order = 1;; ++order) {
+    wal::TxRecord t;
+    t.xid = wal::TxId{1, 1, order};
+    t.state = wal::TxState::kCommitted;
+    auto at = (*w)->Append(t);
+    EXPECT_TRUE(at.ok());
+    if (!at.ok() || (at->segment == static_cast<uint64_t>(segments - 1) && at->offset > (8u << 10))) break;
+  }
+  EXPECT_TRUE((*w)->Close().ok());
+  return wal_dir;
+}
+
+// `dump --stats` of one node read in parts side by side (tools::DumpOptions
+// parts_min_bytes 0) and by one reader: the same output, messages and exit status.
+void ExpectPartsReadAsOne(const std::string& wal_dir, const std::string& what) {
+  for (bool json : {false, true}) {
+    tools::DumpOptions o;
+    o.paths = {wal_dir};
+    o.stats = true;
+    o.json = json;
+    tools::StringSink out[2], err[2];
+    int code[2];
+    for (int k = 0; k < 2; ++k) {
+      o.parts_min_bytes = k == 0 ? 0 : UINT64_MAX;
+      tools::Output output{&out[k], &err[k], false};
+      code[k] = tools::RunDump(o, output);
+    }
+    EXPECT_EQ(out[0].text(), out[1].text()) << what;
+    EXPECT_EQ(err[0].text(), err[1].text()) << what;
+    EXPECT_EQ(code[0], code[1]) << what;
+  }
+}
+
+TEST(DumpCli, StatsOfOneNodeInPartsReportWhatOneReaderReports) {
+  TempDir dir;
+  const std::string clean = NodeWal(dir.path() + "/clean", 7);
+  ASSERT_EQ(wal::ListSegments(clean)->size(), 7u);
+  ExpectPartsReadAsOne(clean, "clean");
+  // Each segment in turn missing, cut short, damaged inside, or replaced by another
+  // node's: wherever the parts are cut, the boundary changes nothing.
+  const std::string other = NodeWal(dir.path() + "/other", 7, 2);
+  for (int k = 0; k < 7; ++k) {
+    const std::string name = fmt::format("{:016}.wal", k);
+    for (int damage = 0; damage < 4; ++damage) {
+      const std::string copy = dir.path() + fmt::format("/copy-{}-{}", k, damage);
+      fs::copy(clean, copy, fs::copy_options::recursive);
+      const std::string victim = copy + "/" + name;
+      if (damage == 0) fs::remove(victim);
+      if (damage == 1) fs::resize_file(victim, fs::file_size(victim) / 2);
+      if (damage == 2) FlipByte(victim, static_cast<std::streamoff>(fs::file_size(victim) / 2));
+      if (damage == 3) fs::copy_file(other + "/" + name, victim, fs::copy_options::overwrite_existing);
+      ExpectPartsReadAsOne(copy, fmt::format("segment {}, damage {}", k, damage));
+    }
+  }
 }
 
 TEST(DumpCli, TornTailIsReportedButExitsZero) {
