@@ -39,7 +39,7 @@ std::unique_ptr<WalReader> WalReader::OpenFiles(std::vector<SegmentFile> files,
 }
 
 WalReader::WalReader(std::vector<SegmentFile> files, ReaderOptions options, Reporter reporter)
-    : files_(std::move(files)), options_(options), reporter_(std::move(reporter)) {
+    : files_(std::move(files)), options_(options), reporter_(std::move(reporter)), node_id_(options_.node_id) {
   // Sequence problems are known from the names alone; report them up front, in order.
   // Read in parts, the first file follows the part before's last (of another index).
   SegmentFile before;

@@ -107,6 +107,9 @@ struct ReaderOptions {
   // whole reports, provided every part's headers name the same node (node_id()).
   bool more_follow = false;
   std::optional<uint64_t> after_index;
+  // The node every segment header is held to from the first (a part after the first:
+  // the node of the WAL's first header), as if that header had been read.
+  std::optional<Uuid> node_id;
 };
 
 // Segments that every WalReader of the process has finished with (read, or failed to

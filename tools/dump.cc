@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -179,12 +180,15 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
 // where the previous one stopped.
 class DumpRun {
  public:
-  DumpRun(const DumpOptions& o, Output& output, std::vector<WalInput> inputs)
+  // `types`: the binary types of every input, already loaded (a part of a node's WAL).
+  DumpRun(const DumpOptions& o, Output& output, std::vector<WalInput> inputs, const wal::BinaryTypes* types = nullptr)
       : o_(o), output_(output), inputs_(std::move(inputs)), filter_(o), resume_(inputs_.size()),
         started_(inputs_.size(), false), binary_types_(inputs_.size()), node_ids_(inputs_.size()) {
     format_.values = o.values;
-    // The names of Ignite's binary types and fields, for the values and keys shown.
-    if (!o.stats || o.key) {
+    if (types != nullptr) {
+      for (auto& t : binary_types_) t = *types;
+    } else if (!o.stats || o.key) {
+      // The names of Ignite's binary types and fields, for the values and keys shown.
       for (size_t i = 0; i < inputs_.size(); ++i) {
         std::vector<std::string> problems;
         for (const auto& dir : BinaryMetaDirsOf(inputs_[i])) binary_types_[i].LoadDir(dir, &problems);
@@ -205,10 +209,12 @@ class DumpRun {
   }
   bool limit_reached() const { return limit_reached_; }
   const Totals& totals() const { return totals_; }
-  // Its inputs are one part of a node's WAL (wal::ReaderOptions::more_follow, after_index).
-  void ReadAsPart(bool more_follow, std::optional<uint64_t> after_index) {
+  // Its inputs are one part of a node's WAL (wal::ReaderOptions::more_follow,
+  // after_index, node_id).
+  void ReadAsPart(bool more_follow, std::optional<uint64_t> after_index, std::optional<wal::Uuid> node = {}) {
     more_follow_ = more_follow;
     after_index_ = after_index;
+    part_node_ = node;
   }
   // The node the segment headers of input `i` name (walcut's format), once read.
   std::optional<wal::Uuid> node_id(size_t i) const { return node_ids_[i]; }
@@ -221,6 +227,7 @@ class DumpRun {
     ro.decode = !o_.stats || o_.tx || o_.partition || o_.key || o_.cut;
     ro.more_follow = more_follow_;
     ro.after_index = after_index_;
+    ro.node_id = part_node_;
     if (started_[i]) {
       ro.from = resume_[i];
       ro.from_is_boundary = true;
@@ -348,6 +355,7 @@ class DumpRun {
   std::vector<std::optional<wal::Uuid>> node_ids_;
   bool more_follow_ = false;
   std::optional<uint64_t> after_index_;
+  std::optional<wal::Uuid> part_node_;
 };
 
 void AddTotals(const Totals& from, Totals* to) {
@@ -505,11 +513,147 @@ std::optional<Totals> StatsInParts(const DumpOptions& o, Output& output, const W
   return totals;
 }
 
+// The node whose headers a WAL's later parts are held to: that of the first part's
+// first header. False when the first part is walcut's format and its header cannot be
+// read whole and sound (one reader then reads the node).
+bool FirstPartNode(const std::vector<wal::SegmentFile>& first, std::optional<wal::Uuid>* node) {
+  wal::ReaderOptions ro;
+  ro.decode = false;
+  ro.prefetch = false;
+  ro.more_follow = true;
+  auto reader = wal::WalReader::OpenFiles({first.front()}, ro, nullptr);
+  const Record* rec = nullptr;
+  (void)reader->Next(&rec);
+  *node = reader->node_id();
+  return node->has_value() || wal::IsIgnite(first.front().format);
+}
+
+// `dump` (text or JSON) of one node on every core: each segment index read as a part of
+// the one WAL (as in StatsInParts; every part held to the node of the first header) into
+// memory, and written in WAL order as soon as it and every part before it are done; a few
+// parts per core at most run ahead of the writing. False (nothing written) when the node
+// is not worth cutting or cannot be cut.
+// What a part writes, held in chunks of 1 MiB: strings that grew to a part's size would
+// each be a new large allocation, which the allocator keeps once freed.
+class ChunkSink : public Sink {
+ public:
+  void Write(std::string_view bytes) override {
+    while (!bytes.empty()) {
+      if (chunks_.empty() || chunks_.back().size() == kChunk) {
+        chunks_.emplace_back();
+        chunks_.back().reserve(kChunk);
+      }
+      std::string& c = chunks_.back();
+      const size_t n = std::min(bytes.size(), kChunk - c.size());
+      c.append(bytes.substr(0, n));
+      bytes.remove_prefix(n);
+    }
+  }
+  void WriteTo(Sink* to) const {
+    for (const auto& c : chunks_) to->Write(c);
+  }
+
+ private:
+  static constexpr size_t kChunk = 1 << 20;
+  std::vector<std::string> chunks_;
+};
+
+bool DumpInParts(const DumpOptions& o, Output& output, const WalInput& in, Totals* totals) {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  if (cores < 2 || in.wal_dir.empty()) return false;
+  std::vector<std::vector<wal::SegmentFile>> units = CutIntoParts(in, SIZE_MAX, o.parts_min_bytes);
+  std::optional<wal::Uuid> node;
+  if (units.empty() || !FirstPartNode(units.front(), &node)) return false;
+  // The binary types, read once (and any problem with them said once, first).
+  wal::BinaryTypes types;
+  {
+    std::vector<std::string> problems;
+    for (const auto& dir : BinaryMetaDirsOf(in)) types.LoadDir(dir, &problems);
+    for (const auto& p : problems) {
+      if (!o.quiet) output.Warning("{} (binary objects of that type shown without names)", p);
+    }
+  }
+  struct Unit {
+    ChunkSink out;
+    StringSink err;
+    Totals totals;
+    bool done = false;
+  };
+  const size_t n = units.size();
+  std::vector<Unit> done(n);
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t next = 0, written = 0;
+  bool stop = false;
+  std::exception_ptr failure;
+  const size_t ahead = cores + 1;  // parts held in memory at most
+  auto work = [&] {
+    for (;;) {
+      size_t k;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stop || next >= n || next < written + ahead; });
+        if (stop || next >= n) return;
+        k = next++;
+      }
+      try {
+        Output part_output = output;
+        part_output.out = &done[k].out;
+        part_output.err = &done[k].err;
+        WalInput piece = in;
+        piece.wal_dir = wal::WalLocation();
+        piece.files = units[k];
+        DumpRun run(o, part_output, {std::move(piece)}, &types);
+        run.ReadAsPart(k + 1 < n, k == 0 ? std::nullopt : std::optional(units[k - 1].back().index), node);
+        run.Pass(true);
+        done[k].totals = run.totals();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      done[k].done = true;
+      cv.notify_all();
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (size_t t = 0; t < cores; ++t) pool.emplace_back(work);
+    for (size_t k = 0; k < n; ++k) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stop || done[k].done; });
+        if (stop) break;
+      }
+      done[k].out.WriteTo(output.out);
+      output.err->Write(done[k].err.text());
+      AddTotals(done[k].totals, totals);
+      done[k] = Unit();
+      std::lock_guard<std::mutex> lock(mu);
+      written = k + 1;
+      if (!o.quiet && !output.out->good()) stop = true;  // the reader of our output went away
+      cv.notify_all();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+      cv.notify_all();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  return true;
+}
+
 // Reads every input once (or, with --follow, until stopped); the totals of what was read.
 Totals ReadAll(const DumpOptions& o, Output& output, std::vector<WalInput> inputs) {
   if (o.stats && !o.follow && !o.limit && inputs.size() > 1) return StatsInParallel(o, output, std::move(inputs));
   if (inputs.size() == 1 && !o.follow && CountsEverything(o)) {
     if (auto totals = StatsInParts(o, output, inputs[0])) return *totals;
+  }
+  if (inputs.size() == 1 && !o.follow && !o.stats && !o.limit && !o.from && !o.to && !o.cut) {
+    Totals totals;
+    if (DumpInParts(o, output, inputs[0], &totals)) return totals;
   }
   DumpRun run(o, output, std::move(inputs));
   run.Pass(!o.follow);

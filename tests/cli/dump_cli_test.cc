@@ -134,14 +134,16 @@ std::string NodeWal(const std::string& dir, int segments, uint64_t node = 1) {
   return wal_dir;
 }
 
-// `dump --stats` of one node read in parts side by side (tools::DumpOptions
-// parts_min_bytes 0) and by one reader: the same output, messages and exit status.
+// `dump` of one node read in parts side by side (tools::DumpOptions parts_min_bytes 0)
+// and by one reader: the same output, messages and exit status, as a table (--stats),
+// text and JSON, and filtered.
 void ExpectPartsReadAsOne(const std::string& wal_dir, const std::string& what) {
-  for (bool json : {false, true}) {
+  for (int variant = 0; variant < 5; ++variant) {
     tools::DumpOptions o;
     o.paths = {wal_dir};
-    o.stats = true;
-    o.json = json;
+    o.stats = variant < 2;
+    o.json = variant == 1 || variant == 3;
+    if (variant == 4) o.types = {static_cast<uint8_t>(wal::RecordType::kTx)};
     tools::StringSink out[2], err[2];
     int code[2];
     for (int k = 0; k < 2; ++k) {
@@ -149,9 +151,9 @@ void ExpectPartsReadAsOne(const std::string& wal_dir, const std::string& what) {
       tools::Output output{&out[k], &err[k], false};
       code[k] = tools::RunDump(o, output);
     }
-    EXPECT_EQ(out[0].text(), out[1].text()) << what;
-    EXPECT_EQ(err[0].text(), err[1].text()) << what;
-    EXPECT_EQ(code[0], code[1]) << what;
+    EXPECT_EQ(out[0].text(), out[1].text()) << what << ", variant " << variant;
+    EXPECT_EQ(err[0].text(), err[1].text()) << what << ", variant " << variant;
+    EXPECT_EQ(code[0], code[1]) << what << ", variant " << variant;
   }
 }
 
@@ -176,6 +178,18 @@ TEST(DumpCli, StatsOfOneNodeInPartsReportWhatOneReaderReports) {
       ExpectPartsReadAsOne(copy, fmt::format("segment {}, damage {}", k, damage));
     }
   }
+}
+
+TEST(DumpCli, IgniteNodeInPartsReportsWhatOneReaderReports) {
+  // A real Ignite node (archive with raw and .wal.zip files, work files), sound and with
+  // its last archived raw segment damaged; binary objects named from its metadata.
+  TempDir dir;
+  const std::string work = dir.path() + "/work";
+  fs::copy(std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/clean/nodes/server-0/work", work,
+           fs::copy_options::recursive);
+  ExpectPartsReadAsOne(work, "ignite");
+  FlipByte(work + "/db/wal/archive/server_0/0000000000000001.wal", 2000);
+  ExpectPartsReadAsOne(work, "ignite, damaged");
 }
 
 TEST(DumpCli, TornTailIsReportedButExitsZero) {
