@@ -381,6 +381,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
   wal::DataEntry e;
   while (entries.Next(&e)) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
+    if (plan_.ignite && e.xid.IsNull()) continue;  // a rebalance's write (PRELOAD): of no transaction
     if (last_pending_ == nullptr || e.xid != last_xid_) {
       last_xid_ = e.xid;
       last_pending_ = &pending_[e.xid];  // elements of an unordered_map do not move
