@@ -88,11 +88,18 @@ std::string BinaryObject(std::string_view b, const BinaryTypes* types) {
   const BinaryType* type = types != nullptr ? types->Find(type_id) : nullptr;
   std::string out = type != nullptr && !type->name.empty() ? fmt::format("binary({} {})", type_id, type->name)
                                                            : fmt::format("binary({})", type_id);
-  if (length > b.size() || length < kObjectHeader + (has_raw ? 4 : 0)) return out + "0x" + Hex(b);
-  const uint32_t fields_end = has_raw      ? DecodeFixed32(b.data() + length - 4)
-                              : has_schema ? DecodeFixed32(b.data() + 20)
-                                           : length;
-  if (fields_end > length || fields_end < kObjectHeader) return out + "0x" + Hex(b);
+  if (length > b.size() || length < kObjectHeader + (has_raw && has_schema ? 4 : 0)) return out + "0x" + Hex(b);
+  // header | fields | raw data | schema (footer) | with both, the raw data's offset. Offset
+  // 20 holds the schema's offset, or without one, the raw data's.
+  const uint32_t at20 = DecodeFixed32(b.data() + 20);
+  uint32_t fields_end = length, raw_end = length;
+  if (has_schema) {
+    fields_end = raw_end = at20;
+    if (has_raw) fields_end = DecodeFixed32(b.data() + length - 4);
+  } else if (has_raw) {
+    fields_end = at20;
+  }
+  if (raw_end > length || fields_end > raw_end || fields_end < kObjectHeader) return out + "0x" + Hex(b);
   std::vector<std::string> values;
   size_t at = kObjectHeader;
   std::string_view fields = b.substr(0, fields_end);
@@ -123,6 +130,7 @@ std::string BinaryObject(std::string_view b, const BinaryTypes* types) {
     out += values[i];
   }
   out += '}';
+  if (has_raw) out += "+raw(0x" + Hex(b.substr(fields_end, raw_end - fields_end)) + ')';
   return out;
 }
 

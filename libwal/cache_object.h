@@ -21,7 +21,8 @@ class BinaryTypes;
 //   binary object (100), or regular holding one -> "binary(<type id>){v1,v2,...}" (strings
 //               quoted), or "binary(<type id>)0x<hex>" when its fields cannot be read;
 //               with `types` knowing the type: "binary(<type id> <type name>){f1=v1,...}"
-//               (names when the object's schema is known and has as many fields)
+//               (names when the object's schema is known and has as many fields);
+//               an object with raw data (Binarylizable's raw writer) ends in "+raw(0x<hex>)"
 //   binary enum (101)                   -> "enum(<type id>):<ordinal>"
 //   TRANSFORMED (-3), other types       -> "0x" and hex
 std::string CacheObjectText(int8_t type, std::string_view bytes, const BinaryTypes* types = nullptr);

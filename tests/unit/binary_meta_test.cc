@@ -8,6 +8,7 @@
 
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
+#include "libwal/coding.h"
 #include "libwal/ignite_format.h"
 #include "tests/support/temp_dir.h"
 
@@ -65,6 +66,38 @@ TEST(BinaryMeta, NamesTheTypeAndFieldsOfABinaryObject) {
   other[16] = static_cast<char>(other[16] ^ 1);
   EXPECT_EQ(CacheObjectText(ignite::kObjectBinary, other, &types),
             "binary(-1075729459 org.walcut.ignite.Account){1276,\"owner-105\"}");
+}
+
+// A binary object of type 5 with one int field (7) and raw data: the header, the field,
+// the raw bytes, with `schema` a footer of 8 bytes and the raw data's offset after it.
+std::string RawObject(bool schema, const std::string& raw) {
+  std::string b(24, '\0');
+  b[0] = static_cast<char>(103);
+  b[1] = 1;
+  b[2] = static_cast<char>(0x0001 | 0x0004 | (schema ? 0x0002 : 0));  // flags: user type, raw, schema
+  wal::EncodeFixed32(&b[4], 5);
+  b += std::string("\x03\x07\x00\x00\x00", 5);
+  const auto raw_at = static_cast<uint32_t>(b.size());
+  b += raw;
+  const auto footer_at = static_cast<uint32_t>(b.size());
+  if (schema) {
+    b += std::string(8, '\x11');
+    b += std::string(4, '\0');
+    wal::EncodeFixed32(&b[b.size() - 4], raw_at);
+  }
+  wal::EncodeFixed32(&b[12], static_cast<uint32_t>(b.size()));
+  wal::EncodeFixed32(&b[20], schema ? footer_at : raw_at);
+  return b;
+}
+
+TEST(BinaryMeta, RawDataOfABinaryObjectIsShownAfterItsFields) {
+  EXPECT_EQ(CacheObjectText(ignite::kObjectBinary, RawObject(false, "\x01\x02")), "binary(5){7}+raw(0x0102)");
+  EXPECT_EQ(CacheObjectText(ignite::kObjectBinary, RawObject(true, "\xab")), "binary(5){7}+raw(0xab)");
+  EXPECT_EQ(CacheObjectText(ignite::kObjectBinary, RawObject(true, "")), "binary(5){7}+raw(0x)");
+  // A raw offset past the schema's: not an object that can be read; its bytes in hex.
+  std::string bad = RawObject(true, "\xab");
+  wal::EncodeFixed32(&bad[bad.size() - 4], 40);
+  EXPECT_EQ(CacheObjectText(ignite::kObjectBinary, bad).rfind("binary(5)0x", 0), 0u);
 }
 
 // Every prefix and every one-byte change of a real .bin: an error or a type, never a
