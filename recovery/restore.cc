@@ -1,6 +1,7 @@
 #include "recovery/restore.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
@@ -61,12 +62,20 @@ std::string IgniteObject(int8_t type, std::string_view bytes) {
 
 // Ignite's record types that hold cache writes other than DATA_RECORD_V2's: a replay
 // that skipped one would restore less than the WAL holds.
+// By type id, found once by name (a replay asks for every page record).
 bool IsIgniteDataBearing(uint8_t type) {
-  static constexpr std::string_view kNames[] = {
-      "DATA_RECORD",          "ENCRYPTED_DATA_RECORD",    "ENCRYPTED_DATA_RECORD_V2", "ENCRYPTED_DATA_RECORD_V3",
-      "MVCC_DATA_RECORD",     "OUT_OF_ORDER_UPDATE",      "ENCRYPTED_OUT_OF_ORDER_UPDATE"};
-  const std::string_view name = wal::IgniteRecordTypeName(type);
-  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+  static const std::array<bool, 256> kBearing = [] {
+    static constexpr std::string_view kNames[] = {
+        "DATA_RECORD",      "ENCRYPTED_DATA_RECORD", "ENCRYPTED_DATA_RECORD_V2",     "ENCRYPTED_DATA_RECORD_V3",
+        "MVCC_DATA_RECORD", "OUT_OF_ORDER_UPDATE",   "ENCRYPTED_OUT_OF_ORDER_UPDATE"};
+    std::array<bool, 256> t{};
+    for (size_t id = 0; id < t.size(); ++id) {
+      const char* name = wal::IgniteRecordTypeName(static_cast<uint8_t>(id));
+      t[id] = name != nullptr && std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+    }
+    return t;
+  }();
+  return kBearing[type];
 }
 
 // The pointer of the base snapshot's record on `node`, from its snapshot.json, which

@@ -183,7 +183,7 @@ class DumpRun {
   // `types`: the binary types of every input, already loaded (a part of a node's WAL).
   DumpRun(const DumpOptions& o, Output& output, std::vector<WalInput> inputs, const wal::BinaryTypes* types = nullptr)
       : o_(o), output_(output), inputs_(std::move(inputs)), filter_(o), resume_(inputs_.size()),
-        started_(inputs_.size(), false), binary_types_(inputs_.size()), node_ids_(inputs_.size()) {
+        started_(inputs_.size(), false), binary_types_(inputs_.size()) {
     format_.values = o.values;
     if (types != nullptr) {
       for (auto& t : binary_types_) t = *types;
@@ -211,13 +211,11 @@ class DumpRun {
   const Totals& totals() const { return totals_; }
   // Its inputs are one part of a node's WAL (wal::ReaderOptions::more_follow,
   // after_index, node_id).
-  void ReadAsPart(bool more_follow, std::optional<uint64_t> after_index, std::optional<wal::Uuid> node = {}) {
+  void ReadAsPart(bool more_follow, std::optional<uint64_t> after_index, std::optional<wal::Uuid> node) {
     more_follow_ = more_follow;
     after_index_ = after_index;
     part_node_ = node;
   }
-  // The node the segment headers of input `i` name (walcut's format), once read.
-  std::optional<wal::Uuid> node_id(size_t i) const { return node_ids_[i]; }
 
  private:
   wal::ReaderOptions ReaderOptionsFor(size_t i) const {
@@ -325,7 +323,6 @@ class DumpRun {
       }
     }
     totals_.segments += reader->segments_read() - (started_[i] && reader->segments_read() > 0);
-    node_ids_[i] = reader->node_id();
     // A pass that read nothing leaves the resume point where it was.
     if (reader->end() != wal::Pointer{}) resume_[i] = reader->end();
     started_[i] = true;
@@ -352,7 +349,6 @@ class DumpRun {
   std::vector<wal::Pointer> resume_;
   std::vector<bool> started_;
   std::vector<wal::BinaryTypes> binary_types_;  // of each input
-  std::vector<std::optional<wal::Uuid>> node_ids_;
   bool more_follow_ = false;
   std::optional<uint64_t> after_index_;
   std::optional<wal::Uuid> part_node_;
@@ -451,68 +447,6 @@ std::vector<std::vector<wal::SegmentFile>> CutIntoParts(const WalInput& in, size
   return out;
 }
 
-// `dump --stats` of one node on every core: its segment files cut into parts that are
-// read side by side, each as a part of the one WAL (what follows its last segment, and
-// which index came before its first, are known), and reported in order: what one reader
-// of the whole reports, counted and worded alike. Should a part's headers name another
-// node than the part before (a segment of another node among them), the parts are
-// dropped and the node read again by one reader; nothing is written until then. None
-// when the node is not worth cutting.
-std::optional<Totals> StatsInParts(const DumpOptions& o, Output& output, const WalInput& in) {
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  if (cores < 2 || in.wal_dir.empty()) return std::nullopt;
-  std::vector<std::vector<wal::SegmentFile>> cut = CutIntoParts(in, cores, o.parts_min_bytes);
-  if (cut.empty()) return std::nullopt;
-  struct Part {
-    StringSink err;
-    Totals totals;
-    std::optional<wal::Uuid> node;
-  };
-  std::vector<Part> parts(cut.size());
-  std::mutex mu;
-  std::exception_ptr failure;
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < cut.size();) {
-      try {
-        Output part_output = output;
-        part_output.err = &parts[i].err;
-        WalInput piece = in;
-        piece.wal_dir = wal::WalLocation();
-        piece.files = cut[i];
-        const std::optional<uint64_t> after = i == 0 ? std::nullopt : std::optional(cut[i - 1].back().index);
-        DumpRun run(o, part_output, {std::move(piece)});
-        run.ReadAsPart(i + 1 < cut.size(), after);
-        run.Pass(true);
-        parts[i].totals = run.totals();
-        parts[i].node = run.node_id(0);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure) failure = std::current_exception();
-        next.store(cut.size());
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (size_t t = 1; t < cut.size(); ++t) pool.emplace_back(work);
-    work();
-  }
-  if (failure) std::rethrow_exception(failure);
-  std::optional<wal::Uuid> node;
-  for (const Part& part : parts) {
-    if (!part.node) continue;
-    if (node && *node != *part.node) return std::nullopt;  // one reader would hold it to the first node
-    node = part.node;
-  }
-  Totals totals;
-  for (const Part& part : parts) {
-    output.err->Write(part.err.text());
-    AddTotals(part.totals, &totals);
-  }
-  return totals;
-}
-
 // The node whose headers a WAL's later parts are held to: that of the first part's
 // first header. False when the first part is walcut's format and its header cannot be
 // read whole and sound (one reader then reads the node).
@@ -528,11 +462,6 @@ bool FirstPartNode(const std::vector<wal::SegmentFile>& first, std::optional<wal
   return node->has_value() || wal::IsIgnite(first.front().format);
 }
 
-// `dump` (text or JSON) of one node on every core: each segment index read as a part of
-// the one WAL (as in StatsInParts; every part held to the node of the first header) into
-// memory, and written in WAL order as soon as it and every part before it are done; a few
-// parts per core at most run ahead of the writing. False (nothing written) when the node
-// is not worth cutting or cannot be cut.
 // What a part writes, held in chunks of 1 MiB: strings that grew to a part's size would
 // each be a new large allocation, which the allocator keeps once freed.
 class ChunkSink : public Sink {
@@ -558,15 +487,22 @@ class ChunkSink : public Sink {
   std::vector<std::string> chunks_;
 };
 
-bool DumpInParts(const DumpOptions& o, Output& output, const WalInput& in, Totals* totals) {
+// One node on every core: its segment files cut, between indexes, into `parts` runs
+// (each read as a part of the one WAL: the reader knows that segments follow its last
+// one, which index came before its first, and the node of the WAL's first header), each
+// read into memory and written in WAL order as soon as it and every part before it are
+// done; at most a part per core and one more are held. What is written is what one
+// reader of the whole writes. False (nothing written) when the node is not worth
+// cutting or cannot be cut.
+bool ReadInParts(const DumpOptions& o, Output& output, const WalInput& in, size_t parts, Totals* totals) {
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   if (cores < 2 || in.wal_dir.empty()) return false;
-  std::vector<std::vector<wal::SegmentFile>> units = CutIntoParts(in, SIZE_MAX, o.parts_min_bytes);
+  std::vector<std::vector<wal::SegmentFile>> units = CutIntoParts(in, parts, o.parts_min_bytes);
   std::optional<wal::Uuid> node;
   if (units.empty() || !FirstPartNode(units.front(), &node)) return false;
   // The binary types, read once (and any problem with them said once, first).
   wal::BinaryTypes types;
-  {
+  if (!o.stats || o.key) {
     std::vector<std::string> problems;
     for (const auto& dir : BinaryMetaDirsOf(in)) types.LoadDir(dir, &problems);
     for (const auto& p : problems) {
@@ -648,12 +584,13 @@ bool DumpInParts(const DumpOptions& o, Output& output, const WalInput& in, Total
 // Reads every input once (or, with --follow, until stopped); the totals of what was read.
 Totals ReadAll(const DumpOptions& o, Output& output, std::vector<WalInput> inputs) {
   if (o.stats && !o.follow && !o.limit && inputs.size() > 1) return StatsInParallel(o, output, std::move(inputs));
-  if (inputs.size() == 1 && !o.follow && CountsEverything(o)) {
-    if (auto totals = StatsInParts(o, output, inputs[0])) return *totals;
-  }
-  if (inputs.size() == 1 && !o.follow && !o.stats && !o.limit && !o.from && !o.to && !o.cut) {
+  // One node in parts: the table in one run per core; text and JSON one segment index
+  // per part, so the output held waiting stays small.
+  const bool by_parts = CountsEverything(o) || (!o.stats && !o.limit && !o.from && !o.to && !o.cut);
+  if (inputs.size() == 1 && !o.follow && by_parts) {
     Totals totals;
-    if (DumpInParts(o, output, inputs[0], &totals)) return totals;
+    const size_t parts = o.stats ? std::max(1u, std::thread::hardware_concurrency()) : SIZE_MAX;
+    if (ReadInParts(o, output, inputs[0], parts, &totals)) return totals;
   }
   DumpRun run(o, output, std::move(inputs));
   run.Pass(!o.follow);
