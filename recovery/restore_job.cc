@@ -95,14 +95,16 @@ std::string ConflictLine(const Conflict& c) {
   return fmt::format("{} cache {} partition {} [{}]: {}", ConflictKindName(c.kind), c.cache, c.partition, nodes, c.detail);
 }
 
-// Copies the .bin files of `dirs` into STAGE/binary_meta (the first of a name wins, as
-// when dump reads them); a file that cannot be read is left out and named in `warnings`.
+// Copies the .bin files of `dirs` into STAGE/binary_meta; of a name in several, the last
+// directory's (as dump reads them: a later increment's metadata replaces an earlier one's).
+// A file that cannot be read is left out and named in `warnings`.
 wal::Status CopyBinaryMeta(const std::vector<std::string>& dirs, const std::string& stage,
                            std::vector<std::string>* warnings) {
   constexpr uint64_t kMaxBinFile = 16 << 20;  // a type's metadata takes a few KiB
   const std::string to = stage + "/binary_meta";
   std::set<std::string> copied;
-  for (const auto& dir : dirs) {
+  for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) {
+    const std::string& dir = *d;
     std::error_code ec;
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(dir, ec)) {

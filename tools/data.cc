@@ -42,7 +42,11 @@ void FindObjects(const std::string& path, Objects* o, Output& output) {
     std::error_code ec;
     if (!fs::exists(p / recovery::kManifestFileName, ec)) continue;
     auto m = recovery::ReadManifest(p.string());
-    if (!m.ok() || !m->ignite) return;  // verify reports a damaged restore.json
+    if (!m.ok()) {
+      output.Warning("{} (keys and values shown as bytes; walcut verify checks the directory)", m.status().message());
+      return;
+    }
+    if (!m->ignite) return;
     o->ignite = true;
     std::vector<std::string> problems;
     o->types.LoadDir((p / "binary_meta").string(), &problems);
