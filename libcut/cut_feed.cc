@@ -51,72 +51,23 @@ class IndexFeedImpl : public CutFeed {
   uint64_t last_start_ = 0;
 };
 
-// The reading runs ahead on its own thread, at most kAhead cuts in front of the consumer.
-class WalFeedImpl : public CutFeed {
+// A node's WAL read as its cuts are asked for (WalFeed runs it ahead on a thread).
+class WalStreamFeed : public CutFeed {
  public:
-  explicit WalFeedImpl(std::unique_ptr<NodeIndexStream> stream) : stream_(std::move(stream)) {
-    thread_ = std::thread([this] { Run(); });
-  }
-  ~WalFeedImpl() override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
+  explicit WalStreamFeed(std::unique_ptr<NodeIndexStream> stream) : stream_(std::move(stream)) {}
   bool Next(CutOnNode* out) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
-    if (queue_.empty()) return false;
-    *out = std::move(queue_.front());
-    queue_.pop_front();
-    cv_.notify_all();
-    return true;
+    const bool more = stream_->Next(out);
+    done_ = !more;
+    return more;
   }
-  NodeIndex Progress() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return progress_;
-  }
-  std::vector<BaseSnapshot> Snapshots() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return progress_.snapshots;
-  }
-  uint64_t LastStartTs() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return last_start_;
-  }
+  // What has been read so far; read errors only at the end.
+  NodeIndex Progress() override { return WithoutCuts(stream_->progress(), done_); }
+  std::vector<BaseSnapshot> Snapshots() override { return stream_->progress().snapshots; }
+  uint64_t LastStartTs() override { return stream_->last_start_ts(); }
 
  private:
-  static constexpr size_t kAhead = 2;
-
-  void Run() {
-    CutOnNode c;
-    for (;;) {
-      const bool more = stream_->Next(&c);
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return queue_.size() < kAhead || stop_; });
-      if (stop_) return;
-      if (more) queue_.push_back(std::move(c));
-      // The consumer sees what has been read so far; read errors only at the end.
-      const NodeIndex& p = stream_->progress();
-      progress_ = WithoutCuts(p, !more);
-      last_start_ = stream_->last_start_ts();
-      done_ = !more;
-      cv_.notify_all();
-      if (!more) return;
-    }
-  }
-
   std::unique_ptr<NodeIndexStream> stream_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<CutOnNode> queue_;
-  NodeIndex progress_;
-  uint64_t last_start_ = 0;
   bool done_ = false;
-  bool stop_ = false;
-  std::thread thread_;  // last: started once everything above exists
 };
 
 }  // namespace
@@ -146,11 +97,92 @@ std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::stri
   return std::make_unique<UnreadableFeedImpl>(node, why);
 }
 
+namespace {
+
+class AheadFeedImpl : public CutFeed {
+ public:
+  explicit AheadFeedImpl(std::unique_ptr<CutFeed> inner) : inner_(std::move(inner)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~AheadFeedImpl() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  bool Next(CutOnNode* out) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (queue_.empty()) return false;
+    *out = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    return true;
+  }
+  // The inner feed's reading, as of the cuts handed over so far.
+  NodeIndex Progress() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return progress_;
+  }
+  std::vector<BaseSnapshot> Snapshots() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return progress_.snapshots;
+  }
+  uint64_t LastStartTs() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_start_;
+  }
+
+ private:
+  static constexpr size_t kAhead = 2;
+
+  void Run() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      progress_ = inner_->Progress();
+      last_start_ = inner_->LastStartTs();
+    }
+    CutOnNode c;
+    for (;;) {
+      const bool more = inner_->Next(&c);
+      NodeIndex p = inner_->Progress();
+      const uint64_t last_start = inner_->LastStartTs();
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return queue_.size() < kAhead || stop_; });
+      if (stop_) return;
+      if (more) queue_.push_back(std::move(c));
+      progress_ = std::move(p);
+      last_start_ = last_start;
+      done_ = !more;
+      cv_.notify_all();
+      if (!more) return;
+    }
+  }
+
+  std::unique_ptr<CutFeed> inner_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<CutOnNode> queue_;
+  NodeIndex progress_;
+  uint64_t last_start_ = 0;
+  bool done_ = false;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace
+
+std::unique_ptr<CutFeed> AheadFeed(std::unique_ptr<CutFeed> inner) {
+  return std::make_unique<AheadFeedImpl>(std::move(inner));
+}
+
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,
                                               RecordTap tap) {
   auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap));
   if (!stream.ok()) return stream.status();
-  return std::unique_ptr<CutFeed>(std::make_unique<WalFeedImpl>(std::move(stream).value()));
+  return AheadFeed(std::make_unique<WalStreamFeed>(std::move(stream).value()));
 }
 
 

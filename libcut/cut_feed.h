@@ -28,6 +28,9 @@ class CutFeed {
 std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index);
 // The feed of a node whose WAL cannot be opened: no cut, and `why` as its open_error.
 std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why);
+// `inner` pulled on a thread of its own, a few cuts ahead of the consumer (for a feed
+// whose cuts cost work to produce, such as a summary file's decoding).
+std::unique_ptr<CutFeed> AheadFeed(std::unique_ptr<CutFeed> inner);
 // A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
 // `tap` sees every record, on that thread.
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,

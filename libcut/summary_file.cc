@@ -1,9 +1,17 @@
 #include "libcut/summary_file.h"
 
-#include "libcut/hash.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <set>
+
+#include "libcut/hash.h"
+#include "libcut/summary_binary.h"
+#include "libwal/file_io.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,7 +32,8 @@ Json TxList(const std::vector<wal::TxId>& v) {
 
 }  // namespace
 
-std::string EncodeSummary(const NodeIndex& n) {
+std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
+  if (format == SummaryFormat::kBinary) return binary_summary::Encode(n);
   Json j;
   j["schema"] = 1;
   j["kind"] = "walcut-node-summary";
@@ -195,14 +204,89 @@ NodeIndex ParseSummary(const nlohmann::json& doc) {
 
 }  // namespace
 
-wal::Result<NodeIndex> DecodeSummary(const std::string& text, const std::string& origin) {
-  auto doc = ParseJson(text, origin);
+wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin) {
+  if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin);
+  auto doc = ParseJson(bytes, origin);
   if (!doc.ok()) return doc.status();
   try {
     return ParseSummary(*doc);
   } catch (const JsonFieldError& e) {
     return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, e.what()));
   }
+}
+
+namespace {
+
+// A JSON summary, read whole, handed out a cut at a time.
+class JsonStream : public SummaryStream {
+ public:
+  explicit JsonStream(NodeIndex index) : index_(std::move(index)) {
+    cuts_ = std::move(index_.cuts);
+    index_.cuts.clear();
+    for (const auto& c : cuts_) {
+      if (c.has_start) last_start_ = std::max(last_start_, c.start_ts);
+    }
+  }
+  const NodeIndex& node() const override { return index_; }
+  uint64_t last_start_ts() const override { return last_start_; }
+  bool Next(CutOnNode* out) override {
+    if (next_ == cuts_.size()) return false;
+    *out = std::move(cuts_[next_++]);
+    return true;
+  }
+  const wal::Status& status() const override { return status_; }
+
+ private:
+  NodeIndex index_;
+  std::vector<CutOnNode> cuts_;
+  size_t next_ = 0;
+  uint64_t last_start_ = 0;
+  wal::Status status_;
+};
+
+class StreamFeed : public CutFeed {
+ public:
+  StreamFeed(std::unique_ptr<SummaryStream> s, std::shared_ptr<wal::Status> damage)
+      : s_(std::move(s)), damage_(std::move(damage)) {}
+  bool Next(CutOnNode* out) override {
+    if (s_->Next(out)) return true;
+    if (!s_->status().ok() && damage_ != nullptr) *damage_ = s_->status();
+    return false;
+  }
+  NodeIndex Progress() override { return s_->node(); }
+  std::vector<BaseSnapshot> Snapshots() override { return s_->node().snapshots; }
+  uint64_t LastStartTs() override { return s_->last_start_ts(); }
+
+ private:
+  std::unique_ptr<SummaryStream> s_;
+  std::shared_ptr<wal::Status> damage_;
+};
+
+}  // namespace
+
+wal::Result<std::unique_ptr<SummaryStream>> SummaryStream::Open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return wal::Status::IoError(fmt::format("\"{}\": {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return wal::Status::IoError(fmt::format("\"{}\": not a regular file", path));
+  }
+  char magic[sizeof binary_summary::kMagic] = {};
+  const ssize_t got = ::pread(fd, magic, sizeof magic, 0);
+  if (got == static_cast<ssize_t>(sizeof magic) && binary_summary::LooksBinary(std::string_view(magic, sizeof magic))) {
+    return binary_summary::OpenFile(fd, static_cast<uint64_t>(st.st_size), path);
+  }
+  ::close(fd);
+  auto text = wal::ReadFileToString(path, kMaxSummaryBytes);
+  if (!text.ok()) return text.status();
+  auto index = DecodeSummary(*text, path);
+  if (!index.ok()) return index.status();
+  return std::unique_ptr<SummaryStream>(std::make_unique<JsonStream>(std::move(index).value()));
+}
+
+std::unique_ptr<CutFeed> SummaryFeed(std::unique_ptr<SummaryStream> stream, std::shared_ptr<wal::Status> damage) {
+  return std::make_unique<StreamFeed>(std::move(stream), std::move(damage));
 }
 
 }  // namespace cut

@@ -1,11 +1,20 @@
 // A node's cut index as a compact file, written on the node (`walcut cuts NODE_DIR
 // --summary FILE`) and checked elsewhere (`walcut check --summaries FILE...`), so a
-// large cluster is checked without gathering its WALs. JSON, schema 1.
+// large cluster is checked without gathering its WALs.
+//
+// Two encodings, told apart by their first bytes (walcut-format(5), NODE SUMMARIES):
+// - binary, schema 2, the default: frames, each checksummed and LZ4-compressed; the
+//   node's reading first, then one frame per cut. Identifiers and pointers are deltas in
+//   varints, and a cut's transactions that the previous cut's window also held are
+//   given by reference. A few percent of the WAL it describes; read cut by cut.
+// - JSON, schema 1: the same content, for reading by eye and by scripts.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "libcut/cut_feed.h"
 #include "libcut/cut_index.h"
 
 namespace cut {
@@ -13,7 +22,32 @@ namespace cut {
 // The largest summary file read (a node's summary is a few percent of its WAL).
 inline constexpr uint64_t kMaxSummaryBytes = 1ull << 30;
 
-std::string EncodeSummary(const NodeIndex& index);
-wal::Result<NodeIndex> DecodeSummary(const std::string& text, const std::string& origin);
+enum class SummaryFormat { kBinary, kJson };
+
+std::string EncodeSummary(const NodeIndex& index, SummaryFormat format = SummaryFormat::kBinary);
+// Either encoding, whole.
+wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin);
+
+// A summary file read one cut at a time: memory holds the node's reading and the cut in
+// hand (and, for the binary encoding, the previous cut's transactions it may refer to),
+// not the file.
+class SummaryStream {
+ public:
+  // Reads the node's part (a JSON summary is read whole here).
+  static wal::Result<std::unique_ptr<SummaryStream>> Open(const std::string& path);
+  virtual ~SummaryStream() = default;
+  // The node's reading, without cuts.
+  virtual const NodeIndex& node() const = 0;
+  // The latest Start record's timestamp among all its cuts.
+  virtual uint64_t last_start_ts() const = 0;
+  // The next cut; false at the end, or at damage (status() says which).
+  virtual bool Next(CutOnNode* out) = 0;
+  virtual const wal::Status& status() const = 0;
+};
+
+// A cluster-check feed (cut_feed.h) over a summary stream. Damage found part way
+// through ends the feed and is left in `*damage` for the caller, who must not trust the
+// check then.
+std::unique_ptr<CutFeed> SummaryFeed(std::unique_ptr<SummaryStream> stream, std::shared_ptr<wal::Status> damage);
 
 }  // namespace cut

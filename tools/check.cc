@@ -58,10 +58,8 @@ int RunCheck(const CheckOptions& o, Output& output) {
   cut::ClusterReport report;
   if (!o.summaries.empty()) {
     std::optional<cut::ClusterInfo> cluster;
-    std::vector<cut::NodeIndex> indexes;
     if (!o.cluster_file.empty() && !LoadClusterFile(o.cluster_file, output, &cluster, &code)) return code;
-    if (!LoadIndexesFromSummaries(o.summaries, output, &indexes, &code)) return code;
-    report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr);
+    if (!CheckFromSummaries(o.summaries, cluster ? &*cluster : nullptr, output, &report, &code)) return code;
   } else {
     cut::StreamedCluster streamed;
     WalCheck how;

@@ -14,6 +14,10 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   sub->add_option("--summary", o->summary_out,
                   "Write this node's cut index to FILE (for check --summaries) instead of listing");
+  auto format = std::make_shared<std::string>("binary");
+  sub->add_option("--summary-format", *format,
+                  "With --summary: binary (compact, checksummed; the default) or json (for reading)")
+      ->check(CLI::IsMember({"binary", "json"}));
   auto cut = std::make_shared<std::string>();
   auto axis = std::make_shared<std::string>("time");
   auto from = std::make_shared<double>(-1), to = std::make_shared<double>(-1);
@@ -23,7 +27,8 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
       ->check(CLI::IsMember({"time", "offset"}));
   AddReal(sub, "--from", from.get(), 0, 1e12, "With --svg: start of the view, in seconds");
   AddReal(sub, "--to", to.get(), 0, 1e12, "With --svg: end of the view, in seconds");
-  sub->callback([o, common, cut, axis, from, to, &ctx] {
+  sub->callback([o, common, format, cut, axis, from, to, &ctx] {
+    o->summary_json = *format == "json";
     o->json = common->json;
     o->quiet = common->quiet;
     if (!cut->empty()) o->cut = *cut;

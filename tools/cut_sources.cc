@@ -125,34 +125,42 @@ void PrintNodeProblems(const cut::ClusterReport& report, Output& output) {
   }
 }
 
-bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
-                              std::vector<cut::NodeIndex>* out, int* code) {
+bool CheckFromSummaries(const std::vector<std::string>& files, const cut::ClusterInfo* cluster, Output& output,
+                        cut::ClusterReport* out, int* code) {
+  std::vector<std::unique_ptr<cut::CutFeed>> feeds;
+  std::vector<std::shared_ptr<wal::Status>> damage;
+  std::vector<std::pair<std::string, uint16_t>> seen;  // node, order
   for (const auto& f : files) {
-    auto text = wal::ReadFileToString(f, cut::kMaxSummaryBytes);
-    if (!text.ok()) {
-      output.Error("{}", text.status().message());
+    auto stream = cut::SummaryStream::Open(f);
+    if (!stream.ok()) {
+      output.Error("{}", stream.status().message());
       *code = kExitUnreadable;
       return false;
     }
-    auto index = cut::DecodeSummary(*text, f);
-    if (!index.ok()) {
-      output.Error("{}", index.status().message());
-      *code = kExitUnreadable;
-      return false;
-    }
-    for (const auto& have : *out) {
-      if (have.node == index->node) {
-        output.Error("two summaries of node \"{}\" (\"{}\")", index->node, f);
+    const cut::NodeIndex& node = (*stream)->node();
+    for (const auto& [name, order] : seen) {
+      if (name == node.node) {
+        output.Error("two summaries of node \"{}\" (\"{}\")", node.node, f);
         *code = kExitUsage;
         return false;
       }
-      if (have.order == index->order) {
-        output.Error("\"{}\": node {} has order {}, as node {} has", f, index->node, index->order, have.node);
+      if (order == node.order) {
+        output.Error("\"{}\": node {} has order {}, as node {} has", f, node.node, node.order, name);
         *code = kExitUnreadable;
         return false;
       }
     }
-    out->push_back(std::move(index).value());
+    seen.emplace_back(node.node, node.order);
+    damage.push_back(std::make_shared<wal::Status>());
+    feeds.push_back(cut::AheadFeed(cut::SummaryFeed(std::move(stream).value(), damage.back())));
+  }
+  *out = cut::CheckClusterStreaming(std::move(feeds), cluster).report;
+  for (const auto& d : damage) {
+    if (!d->ok()) {
+      output.Error("{}", d->message());
+      *code = kExitUnreadable;
+      return false;
+    }
   }
   return true;
 }

@@ -49,8 +49,11 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
 // The streamed check's nodes (out->nodes, in node order) moved into the order the inputs
 // gave them.
 std::vector<cut::NodeIndex> InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes);
-bool LoadIndexesFromSummaries(const std::vector<std::string>& files, Output& output,
-                              std::vector<cut::NodeIndex>* out, int* code);
+// Checks the cluster of the summary files `files` cut by cut, each file read as the check
+// goes (summary_file.h). A file that cannot be opened, two of one node or one node order,
+// or damage found part way through any of them is an error: no report then.
+bool CheckFromSummaries(const std::vector<std::string>& files, const cut::ClusterInfo* cluster, Output& output,
+                        cut::ClusterReport* out, int* code);
 // Reads `path` as a cluster file (--cluster FILE).
 bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut::ClusterInfo>* out, int* code);
 // Prints the problems of nodes as a whole (unreadable, foreign, damaged) as errors.

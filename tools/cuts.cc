@@ -15,7 +15,7 @@ namespace {
 
 // --summary: the one node's index, written to the file.
 int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged, Output& output) {
-  wal::Status s = wal::WriteFileAtomically(o.summary_out, cut::EncodeSummary(index));
+  wal::Status s = wal::WriteFileAtomically(o.summary_out, cut::EncodeSummary(index, o.summary_json ? cut::SummaryFormat::kJson : cut::SummaryFormat::kBinary));
   if (!s.ok()) {
     output.Error("{}", s.message());
     return kExitUnreadable;
@@ -25,7 +25,8 @@ int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged
   if (o.json) {
     JsonWriter j(&b);
     j.BeginObject().Field("schema", 1).Field("node", index.node).Field("cuts", index.cuts.size());
-    j.Field("records", index.records).Field("summary", o.summary_out).EndObject();
+    j.Field("records", index.records).Field("summary", o.summary_out);
+    j.Field("format", o.summary_json ? "json" : "binary").EndObject();
     b.push_back('\n');
   } else {
     fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records) to {}\n", index.node,

@@ -235,7 +235,7 @@ TEST(HostileInput, SummariesOfTheWrongShapeAreRefused) {
   TempDir dir;
   const std::string c = Cluster(dir);
   const std::string f = dir.path() + "/n0.json";
-  ASSERT_EQ(RunCli({"cuts", c + "/node-0", "-q", "--summary", f}).code, 0);
+  ASSERT_EQ(RunCli({"cuts", c + "/node-0", "-q", "--summary", f, "--summary-format", "json"}).code, 0);
   auto doc = nlohmann::json::parse(ReadFile(f));
   auto expect_refused = [&](const nlohmann::json& j, const std::string& why) {
     Write(f, j.dump());
@@ -261,7 +261,7 @@ TEST(HostileInput, SummariesOfTheWrongShapeAreRefused) {
   expect_refused(j, "not a kind of problem a node's WAL shows: \"side-mismatch\"");
   // Two summaries claiming one node order.
   const std::string g = dir.path() + "/n1.json";
-  ASSERT_EQ(RunCli({"cuts", c + "/node-1", "-q", "--summary", g}).code, 0);
+  ASSERT_EQ(RunCli({"cuts", c + "/node-1", "-q", "--summary", g, "--summary-format", "json"}).code, 0);
   Write(f, doc.dump());
   auto other = nlohmann::json::parse(ReadFile(g));
   other["order"] = doc["order"];
@@ -269,6 +269,40 @@ TEST(HostileInput, SummariesOfTheWrongShapeAreRefused) {
   auto r = RunCli({"check", "--summaries", f, g});
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("has order"), std::string::npos) << r.err;
+}
+
+// The binary summary: damage anywhere in it refuses the check, located, with no verdict
+// printed, whether the damage is in the node's frame or in a cut read part way through.
+TEST(HostileInput, DamagedBinarySummariesAreRefused) {
+  TempDir dir;
+  const std::string c = Cluster(dir);
+  const std::string f = dir.path() + "/n0.sum", g = dir.path() + "/n1.sum";
+  ASSERT_EQ(RunCli({"cuts", c + "/node-0", "-q", "--summary", f}).code, 0);
+  ASSERT_EQ(RunCli({"cuts", c + "/node-1", "-q", "--summary", g}).code, 0);
+  const std::string sound = ReadFile(f);
+  ASSERT_EQ(sound.substr(0, 8), "WCSUMMRY");
+  ASSERT_EQ(RunCli({"check", "--summaries", f, g}).code, 0);
+  auto expect_refused = [&](const std::string& bytes, const std::string& why) {
+    Write(f, bytes);
+    auto r = RunCli({"check", "--summaries", f, g});
+    EXPECT_EQ(r.code, 3) << why << ": " << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << why;
+  };
+  std::string b = sound;
+  b[b.size() - 3] ^= 0x20;  // inside the last cut's frame
+  expect_refused(b, "checksum mismatch");
+  b = sound;
+  b[30] ^= 0x01;  // inside the node's frame
+  expect_refused(b, "at offset 16: the node's frame: checksum mismatch");
+  expect_refused(sound.substr(0, sound.size() - 5), "cut short inside cut");
+  expect_refused(sound + "x", "1 bytes after its last cut");
+  expect_refused(sound.substr(0, 12), "shorter than its header");
+  b = sound;
+  b[8] = 3;
+  expect_refused(b, "of schema 3, which this walcut does not read");
+  Write(f, sound);
+  EXPECT_EQ(RunCli({"check", "--summaries", f, g}).code, 0);
 }
 
 }  // namespace

@@ -1,0 +1,210 @@
+// Node summaries (summary_file.h): the binary encoding carries exactly what the JSON one
+// does, refers to the previous cut's transactions only where they are the same, and
+// refuses frames that are sound by their checksum but not by their content.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include "libcut/cut_index.h"
+#include "libcut/hash.h"
+#include "libcut/summary_file.h"
+#include "sim/simulate.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+using testing_support::TempDir;
+
+std::string Json(const cut::NodeIndex& n) { return cut::EncodeSummary(n, cut::SummaryFormat::kJson); }
+
+cut::TxSide Tx(uint64_t order, uint32_t offset, cut::Side side) {
+  cut::TxSide t;
+  t.xid = {1, 2, order};
+  t.commit = {3, offset};
+  t.side = side;
+  t.hash = cut::HashTxId(t.xid);
+  return t;
+}
+
+cut::CutOnNode Cut(uint64_t id) {
+  cut::CutOnNode c;
+  c.id = {id, id};
+  c.has_start = c.has_finish = true;
+  c.start = {3, 100};
+  c.finish = {3, 200};
+  return c;
+}
+
+TEST(Summary, BinaryCarriesWhatJsonCarriesOnASimulatedCluster) {
+  TempDir dir;
+  sim::SimConfig cfg;
+  cfg.out_dir = dir.path() + "/c";
+  cfg.nodes = 4;
+  cfg.backups = 1;
+  cfg.partitions = 16;
+  cfg.txs = 4000;
+  cfg.cuts = 6;
+  cfg.seed = 7;
+  cfg.rollback_rate = 0.05;
+  cfg.segment_size = 128 << 10;
+  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  for (int k = 0; k < 4; ++k) {
+    const std::string node = fmt::format("node-{}", k);
+    auto index = cut::BuildNodeIndex(node, wal::WalLocation(fmt::format("{}/{}/wal", cfg.out_dir, node)));
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    ASSERT_GE(index->cuts.size(), 6u);
+    const std::string binary = cut::EncodeSummary(*index);
+    const std::string json = Json(*index);
+    auto back = cut::DecodeSummary(binary, "b");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(Json(*back), json) << node;
+    // Deltas, references and LZ4: a small part of the JSON.
+    EXPECT_LT(binary.size() * 6, json.size()) << binary.size() << " vs " << json.size();
+  }
+}
+
+TEST(Summary, OnlyTheSameTransactionsAreTakenFromThePreviousCut) {
+  cut::NodeIndex n;
+  n.node = "n";
+  cut::CutOnNode a = Cut(1), b = Cut(2);
+  // Irregular ids and offsets, as a real window's are.
+  std::vector<uint64_t> order(2100), offset(2100);
+  uint64_t x = 12345, at = 1000;
+  for (size_t i = 0; i < order.size(); ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    order[i] = x >> 40;
+    at += 1 + (x >> 20) % 5000;
+    offset[i] = at;
+  }
+  auto tx = [&](size_t i, cut::Side side) { return Tx(order[i], static_cast<uint32_t>(offset[i]), side); };
+  for (size_t i = 0; i < 2000; ++i) a.txs.push_back(tx(i, cut::Side::kBefore));
+  // b's window begins with a's last 1000 transactions, with other sides and participants...
+  for (size_t i = 1000; i < 2000; ++i) b.txs.push_back(tx(i, cut::Side::kAfter));
+  b.participants.push_back({5, {1, 4, 9}});
+  // ...then one at a commit a had, under another id, then new ones.
+  b.txs.push_back(Tx(77777, static_cast<uint32_t>(offset[1999]), cut::Side::kBefore));
+  for (size_t i = 2000; i < 2100; ++i) b.txs.push_back(tx(i, cut::Side::kAfter));
+  n.cuts = {a, b};
+  const std::string both = cut::EncodeSummary(n);
+  auto back = cut::DecodeSummary(both, "b");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(Json(*back), Json(n));
+  // The shared thousand cost next to nothing: b alone, with nothing to refer to, is larger
+  // than b after a, by more than a byte per shared transaction.
+  cut::NodeIndex alone = n;
+  alone.cuts = {b};
+  const std::string only_b = cut::EncodeSummary(alone);
+  cut::NodeIndex only_a = n;
+  only_a.cuts = {a};
+  EXPECT_GT(only_b.size() - (both.size() - cut::EncodeSummary(only_a).size()), 1000u);
+}
+
+// The frames of a file, rebuilt by hand as walcut-format(5) gives them.
+void PutLe(std::string* s, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) s->push_back(static_cast<char>(v >> (8 * i)));
+}
+void PutU(std::string* s, uint64_t v) {
+  while (v >= 0x80) {
+    s->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  s->push_back(static_cast<char>(v));
+}
+std::string Frame(uint8_t kind, const std::string& raw) {
+  std::string h;
+  h.push_back(static_cast<char>(kind));
+  h.push_back(0);  // stored as is
+  PutLe(&h, 0, 2);
+  PutLe(&h, raw.size(), 4);
+  PutLe(&h, raw.size(), 4);
+  PutLe(&h, XXH3_64bits_withSeed(raw.data(), raw.size(), XXH3_64bits(h.data(), 12)), 8);
+  return h + raw;
+}
+std::string NodeFrame(uint64_t cuts) {
+  std::string r;
+  PutU(&r, 1);
+  r += "n";
+  r += std::string(16, '\0');                // node id
+  for (int i = 0; i < 10; ++i) PutU(&r, 0);  // order, begin, end, records, last_ts, last start, torn tail, errors
+  PutU(&r, 0);                              // snapshots
+  PutU(&r, cuts);
+  return Frame(1, r);
+}
+// A cut with its Start and Finish at 3:100 and 3:200 and `txs` as given.
+std::string CutFrame(uint64_t id, const std::string& txs) {
+  std::string r;
+  PutLe(&r, id, 8);
+  PutLe(&r, id, 8);
+  PutU(&r, 3);
+  for (uint64_t v : std::initializer_list<uint64_t>{3, 100, 3, 200, 1, 0, 0, 0, 0, 0}) PutU(&r, v);  // start, finish, tv, ts, ts, base, sets
+  r += txs;
+  PutU(&r, 0);  // problems
+  return Frame(2, r);
+}
+std::string File(const std::string& frames) {
+  std::string f = "WCSUMMRY";
+  PutLe(&f, 2, 4);
+  PutLe(&f, 0, 4);
+  return f + frames;
+}
+
+TEST(Summary, HandBuiltFramesReadAsTheFormatSays) {
+  std::string txs;
+  // One transaction 1.0.2 at 3:100, Before: count 1, none shared, the id's deltas
+  // zigzagged (1, 0, 2), the segment's delta zigzagged (3), the offset (100), side 0.
+  for (uint64_t v : std::initializer_list<uint64_t>{1, 0, 2, 0, 4, 6, 100, 0}) PutU(&txs, v);
+  auto n = cut::DecodeSummary(File(NodeFrame(1) + CutFrame(9, txs)), "f");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  ASSERT_EQ(n->cuts.size(), 1u);
+  ASSERT_EQ(n->cuts[0].txs.size(), 1u);
+  EXPECT_EQ(n->cuts[0].txs[0].xid.ToString(), "1.0.2");
+  EXPECT_EQ(n->cuts[0].txs[0].commit.ToString(), "3:100");
+  EXPECT_EQ(n->cuts[0].txs[0].side, cut::Side::kBefore);
+}
+
+TEST(Summary, SoundFramesWithImpossibleContentAreRefused) {
+  auto refused = [](const std::string& file, const std::string& why) {
+    auto n = cut::DecodeSummary(file, "f");
+    ASSERT_FALSE(n.ok()) << why;
+    EXPECT_NE(n.status().message().find(why), std::string::npos) << n.status().message();
+  };
+  std::string shared;  // one transaction, taken from a previous cut that has none
+  for (uint64_t v : std::initializer_list<uint64_t>{1, 1, 0, 0}) PutU(&shared, v);
+  refused(File(NodeFrame(1) + CutFrame(9, shared)), "1 transactions from position 0 of the previous cut's 0");
+  std::string many;  // a count beyond the bytes of the frame
+  PutU(&many, 1u << 30);
+  refused(File(NodeFrame(1) + CutFrame(9, many)), "cannot fit");
+  std::string none;
+  PutU(&none, 0);
+  PutU(&none, 0);
+  refused(File(NodeFrame(2) + CutFrame(9, none) + CutFrame(9, none)), "cut 2 of 2: cut ");
+  refused(File(NodeFrame(2) + CutFrame(9, none)), "cut short before cut 2 of 2");
+  refused(File(CutFrame(9, none)), "a frame of kind 2 where the node's frame (kind 1) belongs");
+  std::string lying = NodeFrame(0);
+  lying[8] = 100;  // raw size 100 for a stored frame of another size
+  refused(File(lying), "are impossible");
+}
+
+TEST(Summary, StreamHandsOverTheCutsBeforeDamageAndThenSaysWhere) {
+  TempDir dir;
+  std::string none;
+  PutU(&none, 0);
+  PutU(&none, 0);
+  std::string bytes = File(NodeFrame(3) + CutFrame(1, none) + CutFrame(2, none) + CutFrame(3, none));
+  bytes[bytes.size() - 2] ^= 1;
+  const std::string path = dir.path() + "/s";
+  std::ofstream(path, std::ios::binary) << bytes;
+  auto s = cut::SummaryStream::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  cut::CutOnNode c;
+  EXPECT_TRUE((*s)->Next(&c));
+  EXPECT_TRUE((*s)->Next(&c));
+  EXPECT_FALSE((*s)->Next(&c));
+  EXPECT_NE((*s)->status().message().find("cut 3 of 3: checksum mismatch"), std::string::npos)
+      << (*s)->status().message();
+}
+
+}  // namespace
