@@ -35,7 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 3: {
       auto n = cut::DecodeSummary(text, "summary");
+      // Either encoding (binary when the bytes begin with its magic; its checksums are not
+      // checked in a fuzzing build), and a value survives both writers.
       if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n), "again").ok()) __builtin_trap();
+      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n, cut::SummaryFormat::kJson), "json").ok()) __builtin_trap();
       break;
     }
     case 5: {
