@@ -15,6 +15,9 @@
 
 namespace cut {
 
+class VarintWriter;
+class VarintReader;
+
 // A key is known by its partition and the XXH3 of its bytes: the per-key check needs
 // identity, not the bytes, and a window holds many writes.
 struct Write {
@@ -115,6 +118,10 @@ class CommitWindow {
 
   // Commits before `keep` are needed by no cut any more.
   void DropBefore(const wal::Pointer& keep);
+
+  // The state, for a reading resumed later (NodeIndexStream checkpoints, index_state.cc).
+  void Save(VarintWriter& o) const;
+  void Load(VarintReader& in);  // throws CodecError
 
  private:
   struct OrdersHash {

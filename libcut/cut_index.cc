@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "libcut/index_builder.h"
+#include "libcut/varint_codec.h"
 
 namespace cut {
 
@@ -31,28 +32,109 @@ struct NodeIndexStream::Impl {
   IndexBuilder builder{&progress, &ready};
   std::unique_ptr<wal::WalReader> reader;
   RecordTap tap;
+  // Read after the checkpoint: the WAL's last file.
+  std::vector<wal::SegmentFile> last;
+  bool want_checkpoint = false;
+  std::optional<IndexCheckpoint> checkpoint;
+  std::optional<uint64_t> after_index;   // for the next reader's sequence check
+  std::optional<wal::Uuid> node_id;      // the node the next reader's headers are held to
+  wal::Pointer end;                      // just past the last record of the readers done
+  uint64_t handed = 0;                   // cuts handed over
   bool done = false;
+
+  void OpenReader(std::vector<wal::SegmentFile> files, bool more_follow) {
+    wal::ReaderOptions options;
+    // Many nodes are read at once: the pages of each segment go back as they are read.
+    options.release_consumed = true;
+    options.light = true;
+    options.more_follow = more_follow;
+    options.after_index = after_index;
+    if (node_id && !node_id->IsNil()) options.node_id = node_id;
+    after_index = files.back().index;
+    reader = wal::WalReader::OpenFiles(std::move(files), options, [this](const wal::Issue& i) { builder.OnIssue(i); });
+    builder.set_reader(reader.get());
+  }
+
+  // Splits `files` at the last one when a checkpoint is wanted, and starts reading.
+  void Start(std::vector<wal::SegmentFile> files) {
+    if (want_checkpoint) {
+      last.push_back(files.back());
+      files.pop_back();
+    }
+    if (!files.empty()) OpenReader(std::move(files), want_checkpoint);
+  }
+
+  void EndOfReader() {
+    if (reader != nullptr) end = std::max(end, reader->end());
+    reader.reset();
+  }
+
+  void TakeCheckpoint() {
+    IndexCheckpoint c;
+    c.resume_index = last.front().index;
+    c.after_index = after_index;
+    c.cuts_before = handed;
+    progress.end = end;  // saved as the state's; the reading shows it only at its end
+    VarintWriter o;
+    builder.Save(o);
+    progress.end = {};
+    c.state = std::move(o.s);
+    checkpoint = std::move(c);
+    if (!progress.node_id.IsNil()) node_id = progress.node_id;
+  }
 };
 
 NodeIndexStream::NodeIndexStream() : impl_(std::make_unique<Impl>()) {}
 NodeIndexStream::~NodeIndexStream() = default;
 
 wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::string& node,
-                                                                    const wal::WalLocation& wal_dir, RecordTap tap) {
+                                                                    const wal::WalLocation& wal_dir, RecordTap tap,
+                                                                    bool checkpoint) {
   std::unique_ptr<NodeIndexStream> s(new NodeIndexStream());
   Impl* impl = s->impl_.get();
   impl->progress.node = node;
   impl->tap = std::move(tap);
-  // Many nodes are read at once: the pages of each segment go back as they are read.
-  wal::ReaderOptions options;
-  options.release_consumed = true;
-  options.light = true;
+  impl->want_checkpoint = checkpoint;
   auto files = wal::ListSegments(wal_dir);
   if (!files.ok()) return files.status();
   if (files->empty()) return wal::Status::NotFound(fmt::format("\"{}\" holds no WAL segment", wal_dir.ToString()));
-  impl->reader = wal::WalReader::OpenFiles(std::move(files).value(), options,
-                                           [impl](const wal::Issue& i) { impl->builder.OnIssue(i); });
-  impl->builder.set_reader(impl->reader.get());
+  impl->Start(std::move(files).value());
+  return s;
+}
+
+wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Resume(const std::string& node,
+                                                                      const wal::WalLocation& wal_dir,
+                                                                      const IndexCheckpoint& from, bool checkpoint) {
+  std::unique_ptr<NodeIndexStream> s(new NodeIndexStream());
+  Impl* impl = s->impl_.get();
+  impl->want_checkpoint = checkpoint;
+  try {
+    VarintReader in(from.state.data(), from.state.size());
+    impl->builder.Load(in);
+    if (in.left() != 0) throw CodecError("bytes after the state");
+  } catch (const CodecError& e) {
+    return wal::Status::Corruption(fmt::format("the saved reading of node {}: {}", node, e.what()));
+  }
+  if (impl->progress.node != node) {
+    return wal::Status::InvalidArgument(
+        fmt::format("the saved reading is node {}'s, not node {}'s", impl->progress.node, node));
+  }
+  impl->end = impl->progress.end;
+  impl->progress.end = {};
+  impl->after_index = from.after_index;
+  impl->node_id = impl->progress.node_id;
+  impl->handed = from.cuts_before;
+  auto files = wal::ListSegments(wal_dir);
+  if (!files.ok()) return files.status();
+  std::vector<wal::SegmentFile> rest;
+  for (auto& f : *files) {
+    if (f.index >= from.resume_index) rest.push_back(std::move(f));
+  }
+  if (rest.empty() || rest.front().index != from.resume_index) {
+    return wal::Status::NotFound(fmt::format("\"{}\" no longer holds segment {}, where the saved reading stopped",
+                                             wal_dir.ToString(), from.resume_index));
+  }
+  impl->Start(std::move(rest));
   return s;
 }
 
@@ -60,19 +142,29 @@ bool NodeIndexStream::Next(CutOnNode* out) {
   Impl& m = *impl_;
   const wal::Record* r = nullptr;
   while (m.ready.empty() && !m.done) {
-    if (m.reader->Next(&r)) {
+    if (m.reader != nullptr && m.reader->Next(&r)) {
       m.builder.OnRecord(*r);
       if (m.tap) m.tap(*r);
-    } else {
-      m.builder.Finish(m.reader->end());
-      m.done = true;
+      continue;
     }
+    m.EndOfReader();
+    if (!m.last.empty()) {
+      m.TakeCheckpoint();
+      m.OpenReader(std::move(m.last), false);
+      m.last.clear();
+      continue;
+    }
+    m.builder.Finish(m.end);
+    m.done = true;
   }
   if (m.ready.empty()) return false;
   *out = std::move(m.ready.front());
   m.ready.pop_front();
+  ++m.handed;
   return true;
 }
+
+const std::optional<IndexCheckpoint>& NodeIndexStream::checkpoint() const { return impl_->checkpoint; }
 
 const NodeIndex& NodeIndexStream::progress() const { return impl_->progress; }
 uint64_t NodeIndexStream::last_start_ts() const { return impl_->builder.last_start_ts(); }

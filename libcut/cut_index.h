@@ -108,10 +108,29 @@ wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const wal::WalLoc
 // cut's Start, or the end of the WAL, has been read), in WAL order: a cluster can then be
 // checked cut by cut, with memory bounded by the open windows rather than the log.
 // BuildNodeIndex is this stream drained.
+//
+// With `checkpoint`, the reading's state is kept just before the WAL's last segment file
+// (the one a live node is still writing), and Resume() goes on from there later: the
+// same cuts and index as reading the whole WAL again, at the cost of the new segments
+// and that one file.
+struct IndexCheckpoint {
+  std::string state;                    // the reading's state (index_state.cc)
+  uint64_t resume_index = 0;            // the segment file reading resumes at
+  std::optional<uint64_t> after_index;  // the file read just before it, if any
+  uint64_t cuts_before = 0;             // cuts handed over before it
+};
+
 class NodeIndexStream {
  public:
   static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const wal::WalLocation& wal_dir,
-                                                           RecordTap tap = nullptr);
+                                                           RecordTap tap = nullptr, bool checkpoint = false);
+  // Goes on from `from` (a checkpoint of this node's WAL): reads the segment files from
+  // its resume index on, and hands over the cuts that come after its cuts_before.
+  // NotFound when the WAL no longer holds the file it resumes at.
+  static wal::Result<std::unique_ptr<NodeIndexStream>> Resume(const std::string& node, const wal::WalLocation& wal_dir,
+                                                             const IndexCheckpoint& from, bool checkpoint = false);
+  // The checkpoint asked for, once Next() returned false (nullopt before).
+  const std::optional<IndexCheckpoint>& checkpoint() const;
   ~NodeIndexStream();
   // The next cut; false once the WAL is read to its end and every cut handed over.
   bool Next(CutOnNode* out);

@@ -18,6 +18,9 @@
 
 namespace cut {
 
+class VarintWriter;
+class VarintReader;
+
 class IndexBuilder {
  public:
   // Cuts whose window is complete go to `ready`, in WAL order.
@@ -30,6 +33,11 @@ class IndexBuilder {
   void OnIssue(const wal::Issue& issue);
   // The end of the WAL, just past its last sound record: every cut still open is handed over.
   void Finish(wal::Pointer end);
+
+  // The state between two records, with the index read so far (but its cuts handed
+  // over), for a reading resumed later at the next segment file (cut_index.h).
+  void Save(VarintWriter& o) const;
+  void Load(VarintReader& in);  // throws CodecError
 
  private:
   // A cut not yet handed over.

@@ -15,6 +15,7 @@
 
 #include "libcut/hash.h"
 #include "libcut/json_doc.h"
+#include "libcut/varint_codec.h"
 #include "libwal/format.h"
 
 namespace cut::binary_summary {
@@ -27,6 +28,7 @@ constexpr size_t kFileHeader = 16;
 constexpr size_t kFrameHeader = 20;
 constexpr uint8_t kNodeFrame = 1;
 constexpr uint8_t kCutFrame = 2;
+constexpr uint8_t kStateFrame = 3;
 constexpr uint8_t kStored = 0;
 constexpr uint8_t kLz4 = 1;
 // A frame's bytes once decompressed: at most this, and at most LZ4's greatest ratio
@@ -37,101 +39,9 @@ constexpr uint64_t kMaxRatio = 255;
 // Cut flags.
 constexpr uint64_t kHasStart = 1, kHasFinish = 2, kHasUnverifiable = 4;
 
-struct Bad : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-void PutLe(std::string* s, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) s->push_back(static_cast<char>(v >> (8 * i)));
-}
-uint64_t GetLe(const char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
-
-class Out {
- public:
-  void U(uint64_t v) {
-    while (v >= 0x80) {
-      s.push_back(static_cast<char>(v | 0x80));
-      v >>= 7;
-    }
-    s.push_back(static_cast<char>(v));
-  }
-  void Z(int64_t v) { U((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
-  void Str(std::string_view v) {
-    U(v.size());
-    s.append(v);
-  }
-  void Id(const wal::Uuid& u) {
-    PutLe(&s, u.hi, 8);
-    PutLe(&s, u.lo, 8);
-  }
-  void Ptr(const wal::Pointer& p) {
-    U(p.segment);
-    U(p.offset);
-  }
-  std::string s;
-};
-
-class In {
- public:
-  In(const char* p, size_t n) : p_(reinterpret_cast<const uint8_t*>(p)), end_(p_ + n) {}
-  size_t left() const { return static_cast<size_t>(end_ - p_); }
-  uint64_t U() {
-    if (p_ != end_ && *p_ < 0x80) return *p_++;  // most numbers here are one byte
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p_ == end_) throw Bad("ends inside a number");
-      const uint8_t b = *p_++;
-      if (shift == 63 && b > 1) throw Bad("a number beyond 64 bits");
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return v;
-    }
-    throw Bad("a number beyond 64 bits");
-  }
-  uint64_t U(uint64_t max, const char* what) {
-    const uint64_t v = U();
-    if (v > max) throw Bad(fmt::format("{} {} is beyond {}", what, v, max));
-    return v;
-  }
-  int64_t Z() {
-    const uint64_t u = U();
-    return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
-  }
-  // A count of items of at least `each` bytes: never more than the bytes left allow.
-  size_t Count(const char* what, size_t each = 1) {
-    const uint64_t n = U();
-    if (n > left() / each) throw Bad(fmt::format("{}: {} of them cannot fit in the {} bytes left", what, n, left()));
-    return static_cast<size_t>(n);
-  }
-  std::string Str(size_t max, const char* what) {
-    const uint64_t n = U();
-    if (n > max || n > left()) throw Bad(fmt::format("{}: a string of {} bytes", what, n));
-    std::string v(reinterpret_cast<const char*>(p_), n);
-    p_ += n;
-    return v;
-  }
-  wal::Uuid Id() {
-    if (left() < 16) throw Bad("ends inside an id");
-    wal::Uuid u;
-    u.hi = GetLe(reinterpret_cast<const char*>(p_), 8);
-    u.lo = GetLe(reinterpret_cast<const char*>(p_) + 8, 8);
-    p_ += 16;
-    return u;
-  }
-  wal::Pointer Ptr() {
-    wal::Pointer p;
-    p.segment = U();
-    p.offset = static_cast<uint32_t>(U(UINT32_MAX, "an offset"));
-    return p;
-  }
-
- private:
-  const uint8_t* p_;
-  const uint8_t* end_;
-};
+using Bad = CodecError;
+using Out = VarintWriter;
+using In = VarintReader;
 
 // Transaction ids as deltas: of the topology version and the near node from the
 // previous id, and of the order from the previous id of the same near node (a near
@@ -259,12 +169,7 @@ std::string EncodeNode(const NodeIndex& n) {
   o.Str(n.torn_tail);
   o.U(n.read_errors.size());
   for (const auto& e : n.read_errors) o.Str(e);
-  o.U(n.snapshots.size());
-  for (const auto& s : n.snapshots) {
-    o.Str(s.name);
-    o.Ptr(s.at);
-    o.U(s.timestamp);
-  }
+  PutSnapshots(o, n.snapshots);
   o.U(n.cuts.size());
   return std::move(o.s);
 }
@@ -340,6 +245,79 @@ void PutFrame(std::string* file, uint8_t kind, const std::string& raw) {
   file->append(stored);
 }
 
+void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* out) {
+  CutOnNode& c = *out;
+  c = CutOnNode();
+  c.id = in.Id();
+  const uint64_t flags = in.U();
+  if ((flags & ~(kHasStart | kHasFinish | kHasUnverifiable)) != 0) throw Bad(fmt::format("unknown flags {:#x}", flags));
+  c.has_start = (flags & kHasStart) != 0;
+  c.has_finish = (flags & kHasFinish) != 0;
+  if (!c.has_start && !c.has_finish) throw Bad("neither a Start nor a Finish record");
+  if (c.has_start) c.start = in.Ptr();
+  if (c.has_finish) c.finish = in.Ptr();
+  c.topology_version = static_cast<uint32_t>(in.U(UINT32_MAX, "topology version"));
+  c.start_ts = in.U();
+  c.finish_ts = in.U();
+  c.base = in.Str(wal::kMaxSnapshotNameSize, "base");
+  c.before = GetTxList(in, "before");
+  c.after = GetTxList(in, "after");
+  const size_t n = in.Count("transactions");
+  const uint64_t shared = in.U(n, "transactions shared with the previous cut");
+  const uint64_t from = shared > 0 ? in.U() : 0;
+  if (shared > 0 && (from > prev.size() || shared > prev.size() - from)) {
+    throw Bad(fmt::format("{} transactions from position {} of the previous cut's {}", shared, from, prev.size()));
+  }
+  c.txs.resize(n);
+  TxCoder xids;
+  PtrCoder commits;
+  for (size_t k = 0; k < n; ++k) {
+    TxSide& t = c.txs[k];
+    if (k < shared) {
+      t.xid = prev[from + k].xid;
+      t.commit = prev[from + k].commit;
+      t.hash = prev[from + k].hash;
+    } else {
+      t.xid = xids.Get(in);
+      t.commit = commits.Get(in);
+      t.hash = HashTxId(t.xid);
+    }
+    const uint64_t sp = in.U();
+    t.side = (sp & 1) != 0 ? Side::kAfter : Side::kBefore;
+    const uint64_t count = sp >> 1;
+    if (count == 0) continue;
+    if (count > 65535 || count > in.left()) throw Bad(fmt::format("transaction {}: {} participants", k, count));
+    std::vector<uint16_t> nodes(static_cast<size_t>(count));
+    int64_t last = 0;
+    for (auto& node : nodes) {
+      last += in.Z();
+      if (last < 0 || last > 65535) throw Bad(fmt::format("transaction {}: a participant out of range", k));
+      node = static_cast<uint16_t>(last);
+    }
+    c.participants.push_back({static_cast<uint32_t>(k), std::move(nodes)});
+  }
+  const size_t problems = in.Count("problems", 4);
+  TxCoder problem_xids;
+  for (size_t k = 0; k < problems; ++k) {
+    LocalProblem p;
+    const uint64_t kind = in.U(255, "problem kind");
+    if (!IsLocalKind(static_cast<Kind>(kind)) || !ParseKind(KindName(static_cast<Kind>(kind)))) {
+      throw Bad(fmt::format("problem {}: kind {} is not one a node's WAL shows", k, kind));
+    }
+    p.kind = static_cast<Kind>(kind);
+    if (in.U(1, "problem flag") == 1) p.xid = problem_xids.Get(in);
+    p.at = in.Ptr();
+    p.detail = in.Str(1 << 16, "problem detail");
+    c.problems.push_back(std::move(p));
+  }
+  if ((flags & kHasUnverifiable) != 0) c.unverifiable = in.Str(1 << 16, "unverifiable");
+  if (strict && c.has_start && c.has_finish && c.finish < c.start &&
+      std::none_of(c.problems.begin(), c.problems.end(),
+                   [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
+    throw Bad("its Finish record precedes its Start record, and no problem says so");
+  }
+}
+
 // Where the bytes of a summary come from: memory, or a file read a frame at a time.
 class Source {
  public:
@@ -388,8 +366,25 @@ class FileSource : public Source {
 
 class BinaryStream : public SummaryStream {
  public:
-  BinaryStream(std::unique_ptr<Source> source, std::string origin)
-      : source_(std::move(source)), origin_(std::move(origin)) {}
+  BinaryStream(std::unique_ptr<Source> source, std::string origin, const char* noun = "summary")
+      : source_(std::move(source)), origin_(std::move(origin)), noun_(noun) {}
+
+  // A resume-state file (NodeIndexStream checkpoints): its header, then its one frame.
+  wal::Status ReadStateFile(std::string* raw) {
+    if (source_->size() > kMaxSummaryBytes) return Stop(Damage(0, "larger than 1 GiB", false));
+    if (source_->size() < kFileHeader) return Stop(Damage(0, "shorter than its header", true));
+    std::string h;
+    if (auto s = source_->Read(0, kFileHeader, &h); !s.ok()) return Stop(s);
+    if (std::memcmp(h.data(), kStateMagic, sizeof kStateMagic) != 0 || GetLe(h.data() + 8, 4) != kStateSchema ||
+        GetLe(h.data() + 12, 4) != 0) {
+      return Stop(Damage(0, "not a walcut resume state of schema 1", false));
+    }
+    offset_ = kFileHeader;
+    if (!ReadFrame(kStateFrame, "the state")) return status_;
+    if (offset_ != source_->size()) return Stop(Damage(offset_, "bytes after its frame", false));
+    *raw = std::move(raw_);
+    return wal::Status::Ok();
+  }
 
   wal::Status Begin() {
     if (source_->size() > kMaxSummaryBytes) {
@@ -423,12 +418,7 @@ class BinaryStream : public SummaryStream {
       n.torn_tail = in.Str(1 << 16, "torn tail");
       n.read_errors.resize(in.Count("read errors"));
       for (auto& e : n.read_errors) e = in.Str(1 << 16, "read error");
-      n.snapshots.resize(in.Count("snapshots", 3));
-      for (auto& s : n.snapshots) {
-        s.name = in.Str(wal::kMaxSnapshotNameSize, "snapshot name");
-        s.at = in.Ptr();
-        s.timestamp = in.U();
-      }
+      n.snapshots = GetSnapshots(in);
       cuts_ = in.U();
       if (in.left() != 0) throw Bad(fmt::format("{} bytes after its fields", in.left()));
     } catch (const Bad& e) {
@@ -454,7 +444,7 @@ class BinaryStream : public SummaryStream {
     if (!ReadFrame(kCutFrame, what)) return false;
     try {
       In in(raw_.data(), raw_.size());
-      DecodeCut(in, out);
+      DecodeCut(in, prev_, true, out);
       if (in.left() != 0) throw Bad(fmt::format("{} bytes after its fields", in.left()));
       if (!ids_.insert(out->id).second) throw Bad(fmt::format("cut {} is given twice", out->id.ToString()));
     } catch (const Bad& e) {
@@ -474,7 +464,7 @@ class BinaryStream : public SummaryStream {
     return status_;
   }
   wal::Status Damage(uint64_t at, const std::string& what, bool truncated) const {
-    std::string m = fmt::format("\"{}\": not a valid summary: at offset {}: {}", origin_, at, what);
+    std::string m = fmt::format("\"{}\": not a valid {}: at offset {}: {}", origin_, noun_, at, what);
     return truncated ? wal::Status::Truncated(std::move(m)) : wal::Status::Corruption(std::move(m));
   }
 
@@ -539,81 +529,9 @@ class BinaryStream : public SummaryStream {
     return true;
   }
 
-  void DecodeCut(In& in, CutOnNode* out) {
-    CutOnNode& c = *out;
-    c = CutOnNode();
-    c.id = in.Id();
-    const uint64_t flags = in.U();
-    if ((flags & ~(kHasStart | kHasFinish | kHasUnverifiable)) != 0) throw Bad(fmt::format("unknown flags {:#x}", flags));
-    c.has_start = (flags & kHasStart) != 0;
-    c.has_finish = (flags & kHasFinish) != 0;
-    if (!c.has_start && !c.has_finish) throw Bad("neither a Start nor a Finish record");
-    if (c.has_start) c.start = in.Ptr();
-    if (c.has_finish) c.finish = in.Ptr();
-    c.topology_version = static_cast<uint32_t>(in.U(UINT32_MAX, "topology version"));
-    c.start_ts = in.U();
-    c.finish_ts = in.U();
-    c.base = in.Str(wal::kMaxSnapshotNameSize, "base");
-    c.before = GetTxList(in, "before");
-    c.after = GetTxList(in, "after");
-    const size_t n = in.Count("transactions");
-    const uint64_t shared = in.U(n, "transactions shared with the previous cut");
-    const uint64_t from = shared > 0 ? in.U() : 0;
-    if (shared > 0 && (from > prev_.size() || shared > prev_.size() - from)) {
-      throw Bad(fmt::format("{} transactions from position {} of the previous cut's {}", shared, from, prev_.size()));
-    }
-    c.txs.resize(n);
-    TxCoder xids;
-    PtrCoder commits;
-    for (size_t k = 0; k < n; ++k) {
-      TxSide& t = c.txs[k];
-      if (k < shared) {
-        t.xid = prev_[from + k].xid;
-        t.commit = prev_[from + k].commit;
-        t.hash = prev_[from + k].hash;
-      } else {
-        t.xid = xids.Get(in);
-        t.commit = commits.Get(in);
-        t.hash = HashTxId(t.xid);
-      }
-      const uint64_t sp = in.U();
-      t.side = (sp & 1) != 0 ? Side::kAfter : Side::kBefore;
-      const uint64_t count = sp >> 1;
-      if (count == 0) continue;
-      if (count > 65535 || count > in.left()) throw Bad(fmt::format("transaction {}: {} participants", k, count));
-      std::vector<uint16_t> nodes(static_cast<size_t>(count));
-      int64_t last = 0;
-      for (auto& node : nodes) {
-        last += in.Z();
-        if (last < 0 || last > 65535) throw Bad(fmt::format("transaction {}: a participant out of range", k));
-        node = static_cast<uint16_t>(last);
-      }
-      c.participants.push_back({static_cast<uint32_t>(k), std::move(nodes)});
-    }
-    const size_t problems = in.Count("problems", 4);
-    TxCoder problem_xids;
-    for (size_t k = 0; k < problems; ++k) {
-      LocalProblem p;
-      const uint64_t kind = in.U(255, "problem kind");
-      if (!IsLocalKind(static_cast<Kind>(kind)) || !ParseKind(KindName(static_cast<Kind>(kind)))) {
-        throw Bad(fmt::format("problem {}: kind {} is not one a node's WAL shows", k, kind));
-      }
-      p.kind = static_cast<Kind>(kind);
-      if (in.U(1, "problem flag") == 1) p.xid = problem_xids.Get(in);
-      p.at = in.Ptr();
-      p.detail = in.Str(1 << 16, "problem detail");
-      c.problems.push_back(std::move(p));
-    }
-    if ((flags & kHasUnverifiable) != 0) c.unverifiable = in.Str(1 << 16, "unverifiable");
-    if (c.has_start && c.has_finish && c.finish < c.start &&
-        std::none_of(c.problems.begin(), c.problems.end(),
-                     [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
-      throw Bad("its Finish record precedes its Start record, and no problem says so");
-    }
-  }
-
   std::unique_ptr<Source> source_;
   std::string origin_;
+  const char* noun_;
   wal::Status status_;
   NodeIndex node_;
   uint64_t last_start_ts_ = 0;
@@ -651,6 +569,51 @@ wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin)
   while (s.Next(&c)) n.cuts.push_back(std::move(c));
   if (!s.status().ok()) return s.status();
   return n;
+}
+
+void PutSnapshots(VarintWriter& o, const std::vector<BaseSnapshot>& v) {
+  o.U(v.size());
+  for (const auto& s : v) {
+    o.Str(s.name);
+    o.Ptr(s.at);
+    o.U(s.timestamp);
+  }
+}
+
+std::vector<BaseSnapshot> GetSnapshots(VarintReader& in) {
+  std::vector<BaseSnapshot> v(in.Count("snapshots", 3));
+  for (auto& s : v) {
+    s.name = in.Str(wal::kMaxSnapshotNameSize, "snapshot name");
+    s.at = in.Ptr();
+    s.timestamp = in.U();
+  }
+  return v;
+}
+
+void PutCut(VarintWriter& o, const CutOnNode& c) { o.Str(EncodeCut(c, {})); }
+
+CutOnNode GetCut(VarintReader& in) {
+  const std::string bytes = in.Str(kMaxRaw, "a cut");
+  In cut_in(bytes.data(), bytes.size());
+  CutOnNode c;
+  DecodeCut(cut_in, {}, false, &c);
+  if (cut_in.left() != 0) throw Bad("bytes after a cut's fields");
+  return c;
+}
+
+std::string EncodeStateFile(const std::string& raw) {
+  std::string file(kStateMagic, sizeof kStateMagic);
+  PutLe(&file, kStateSchema, 4);
+  PutLe(&file, 0, 4);
+  PutFrame(&file, kStateFrame, raw);
+  return file;
+}
+
+wal::Result<std::string> DecodeStateFile(std::string_view bytes, const std::string& origin) {
+  BinaryStream s(std::make_unique<MemorySource>(bytes), origin, "resume state");
+  std::string raw;
+  if (auto st = s.ReadStateFile(&raw); !st.ok()) return st;
+  return raw;
 }
 
 wal::Result<std::unique_ptr<SummaryStream>> OpenFile(int fd, uint64_t size, const std::string& origin) {

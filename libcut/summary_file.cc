@@ -11,9 +11,11 @@
 
 #include "libcut/hash.h"
 #include "libcut/summary_binary.h"
+#include "libcut/varint_codec.h"
 #include "libwal/file_io.h"
 
 #include <fmt/format.h>
+#include <xxhash.h>
 #include <nlohmann/json.hpp>
 
 #include "libcut/json_doc.h"
@@ -283,6 +285,43 @@ wal::Result<std::unique_ptr<SummaryStream>> SummaryStream::Open(const std::strin
   auto index = DecodeSummary(*text, path);
   if (!index.ok()) return index.status();
   return std::unique_ptr<SummaryStream>(std::make_unique<JsonStream>(std::move(index).value()));
+}
+
+std::string EncodeResumeState(const IndexCheckpoint& c, const std::string& summary_bytes) {
+  VarintWriter o;
+  o.U(c.resume_index);
+  o.U(c.after_index ? 1 : 0);
+  o.U(c.after_index.value_or(0));
+  o.U(c.cuts_before);
+  o.Fixed64(XXH3_64bits(summary_bytes.data(), summary_bytes.size()));
+  o.Str(c.state);
+  return binary_summary::EncodeStateFile(o.s);
+}
+
+wal::Result<IndexCheckpoint> DecodeResumeState(const std::string& bytes, const std::string& summary_bytes,
+                                               const std::string& origin) {
+  auto raw = binary_summary::DecodeStateFile(bytes, origin);
+  if (!raw.ok()) return raw.status();
+  IndexCheckpoint c;
+  uint64_t hash = 0;
+  try {
+    VarintReader in(raw->data(), raw->size());
+    c.resume_index = in.U();
+    const bool after = in.U(1, "a flag") == 1;
+    const uint64_t after_index = in.U();
+    if (after) c.after_index = after_index;
+    c.cuts_before = in.U();
+    hash = in.Fixed64();
+    c.state = in.Str(kMaxSummaryBytes, "the reading's state");
+    if (in.left() != 0) throw CodecError("bytes after its fields");
+  } catch (const CodecError& e) {
+    return wal::Status::Corruption(fmt::format("\"{}\": not a valid resume state: {}", origin, e.what()));
+  }
+  if (hash != XXH3_64bits(summary_bytes.data(), summary_bytes.size())) {
+    return wal::Status::InvalidArgument(
+        fmt::format("\"{}\" was saved with another summary than the one beside it", origin));
+  }
+  return c;
 }
 
 std::unique_ptr<CutFeed> SummaryFeed(std::unique_ptr<SummaryStream> stream, std::shared_ptr<wal::Status> damage) {

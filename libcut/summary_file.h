@@ -28,6 +28,15 @@ std::string EncodeSummary(const NodeIndex& index, SummaryFormat format = Summary
 // Either encoding, whole.
 wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin);
 
+// The resume state of `walcut cuts NODE --summary FILE --append`, kept on the node as
+// FILE.resume: the checkpoint of the reading that wrote FILE (cut_index.h) and the hash
+// of FILE's bytes, so that a state is never used with a summary it was not saved with.
+std::string EncodeResumeState(const IndexCheckpoint& checkpoint, const std::string& summary_bytes);
+// Fails when the bytes are not a sound state, or `summary_bytes` are not the summary the
+// state was saved with.
+wal::Result<IndexCheckpoint> DecodeResumeState(const std::string& bytes, const std::string& summary_bytes,
+                                               const std::string& origin);
+
 // A summary file read one cut at a time: memory holds the node's reading and the cut in
 // hand (and, for the binary encoding, the previous cut's transactions it may refer to),
 // not the file.

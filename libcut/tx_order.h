@@ -25,6 +25,9 @@
 
 namespace cut {
 
+class VarintWriter;
+class VarintReader;
+
 class TxOrder {
  public:
   // Checking starts here; records before are not looked at.
@@ -43,6 +46,10 @@ class TxOrder {
   bool IsOpen(const wal::TxId& x) const;
   // Transactions with a role still open.
   size_t open() const { return open_.size(); }
+
+  // The state, for a reading resumed later (NodeIndexStream checkpoints, index_state.cc).
+  void Save(VarintWriter& o) const;
+  void Load(VarintReader& in);  // throws CodecError
 
  private:
   struct Entry {

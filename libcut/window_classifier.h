@@ -27,6 +27,7 @@ class WindowClassifier {
   //   record of such a transaction may precede the Start record. It is Before either
   //   way, and not before-outside-range.
   void set_ignite_rules(bool on) { ignite_ = on; }
+  bool ignite_rules() const { return ignite_; }
 
  private:
   bool ignite_ = false;

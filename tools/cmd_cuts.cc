@@ -18,6 +18,8 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
   sub->add_option("--summary-format", *format,
                   "With --summary: binary (compact, checksummed; the default) or json (for reading)")
       ->check(CLI::IsMember({"binary", "json"}));
+  sub->add_flag("--append", o->append,
+               "With --summary: read only the WAL written since FILE (kept in FILE.resume), and update FILE");
   auto cut = std::make_shared<std::string>();
   auto axis = std::make_shared<std::string>("time");
   auto from = std::make_shared<double>(-1), to = std::make_shared<double>(-1);
@@ -29,6 +31,7 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
   AddReal(sub, "--to", to.get(), 0, 1e12, "With --svg: end of the view, in seconds");
   sub->callback([o, common, format, cut, axis, from, to, &ctx] {
     o->summary_json = *format == "json";
+    if (o->append && o->summary_out.empty()) throw CLI::ValidationError("--append goes with --summary FILE");
     o->json = common->json;
     o->quiet = common->quiet;
     if (!cut->empty()) o->cut = *cut;

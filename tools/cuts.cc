@@ -1,5 +1,7 @@
 #include "tools/cuts.h"
 
+#include <sys/stat.h>
+
 #include <iterator>
 
 #include "libcut/summary_file.h"
@@ -13,9 +15,14 @@
 namespace tools {
 namespace {
 
-// --summary: the one node's index, written to the file.
-int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged, Output& output) {
-  wal::Status s = wal::WriteFileAtomically(o.summary_out, cut::EncodeSummary(index, o.summary_json ? cut::SummaryFormat::kJson : cut::SummaryFormat::kBinary));
+// --summary: the one node's index, written to the file; with --append, the resume state
+// beside it (`state`), after the summary.
+int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged, Output& output,
+                 const std::optional<cut::IndexCheckpoint>& state = std::nullopt, uint64_t records_read = 0) {
+  const std::string bytes =
+      cut::EncodeSummary(index, o.summary_json ? cut::SummaryFormat::kJson : cut::SummaryFormat::kBinary);
+  wal::Status s = wal::WriteFileAtomically(o.summary_out, bytes);
+  if (s.ok() && state) s = wal::WriteFileAtomically(o.summary_out + ".resume", cut::EncodeResumeState(*state, bytes));
   if (!s.ok()) {
     output.Error("{}", s.message());
     return kExitUnreadable;
@@ -26,14 +33,91 @@ int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged
     JsonWriter j(&b);
     j.BeginObject().Field("schema", 1).Field("node", index.node).Field("cuts", index.cuts.size());
     j.Field("records", index.records).Field("summary", o.summary_out);
-    j.Field("format", o.summary_json ? "json" : "binary").EndObject();
+    j.Field("format", o.summary_json ? "json" : "binary");
+    if (o.append) j.Field("records_read", records_read);
+    j.EndObject();
     b.push_back('\n');
+  } else if (o.append) {
+    fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records; {} read now) to {}\n",
+                   index.node, index.cuts.size(), index.records, records_read, o.summary_out);
   } else {
     fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records) to {}\n", index.node,
                    index.cuts.size(), index.records, o.summary_out);
   }
   output.out->Write(std::string_view(b.data(), b.size()));
   return damaged ? kExitProblems : kExitOk;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// The checkpoint FILE.resume holds for FILE, and the cuts of FILE before it; or why
+// FILE is to be written whole (empty on a first run, when neither file exists).
+std::string LoadResume(const CutsOptions& o, const std::string& node, std::optional<cut::IndexCheckpoint>* from,
+                       std::vector<cut::CutOnNode>* kept) {
+  const std::string state_path = o.summary_out + ".resume";
+  if (!Exists(o.summary_out) && !Exists(state_path)) return {};
+  auto state = wal::ReadFileToString(state_path, cut::kMaxSummaryBytes);
+  if (!state.ok()) return state.status().message();
+  auto summary = wal::ReadFileToString(o.summary_out, cut::kMaxSummaryBytes);
+  if (!summary.ok()) return summary.status().message();
+  auto checkpoint = cut::DecodeResumeState(*state, *summary, state_path);
+  if (!checkpoint.ok()) return checkpoint.status().message();
+  auto old = cut::DecodeSummary(*summary, o.summary_out);
+  if (!old.ok()) return old.status().message();
+  if (old->node != node) return fmt::format("\"{}\" is node {}'s summary, not node {}'s", o.summary_out, old->node, node);
+  if (checkpoint->cuts_before > old->cuts.size()) {
+    return fmt::format("\"{}\" says {} cuts came before it, and the summary has {}", state_path,
+                       checkpoint->cuts_before, old->cuts.size());
+  }
+  old->cuts.resize(checkpoint->cuts_before);
+  *kept = std::move(old->cuts);
+  *from = std::move(checkpoint).value();
+  return {};
+}
+
+// --summary FILE --append: resumes the reading that wrote FILE where it stopped (before
+// the segment file that was then the last), so only the new WAL and that file are read.
+int AppendSummary(const CutsOptions& o, Output& output) {
+  int code = kExitOk;
+  WalInputs inputs;
+  if (!ResolveNodes(o.paths, output, &inputs, &code)) return code;
+  if (inputs.nodes.size() != 1) {
+    output.Error("--summary writes one node's summary: give one node directory, not {} nodes", inputs.nodes.size());
+    return kExitUsage;
+  }
+  const WalInput& in = inputs.nodes[0];
+  std::optional<cut::IndexCheckpoint> from;
+  std::vector<cut::CutOnNode> cuts;
+  std::string whole = LoadResume(o, in.node, &from, &cuts);
+  wal::Result<std::unique_ptr<cut::NodeIndexStream>> stream = wal::Status::NotFound("");
+  if (from) {
+    stream = cut::NodeIndexStream::Resume(in.node, in.wal_dir, *from, true);
+    if (!stream.ok()) whole = stream.status().message();
+  }
+  if (!whole.empty()) output.Warning("{}: {}; writing the summary whole", o.summary_out, whole);
+  if (!from || !stream.ok()) {
+    from.reset();
+    cuts.clear();
+    stream = cut::NodeIndexStream::Open(in.node, in.wal_dir, nullptr, true);
+  }
+  if (!stream.ok()) {
+    cut::NodeIndex unreadable;
+    unreadable.node = in.node;
+    unreadable.open_error = stream.status().message();
+    output.Error("{}: {}", in.node, unreadable.open_error);
+    return WriteSummary(o, unreadable, true, output);
+  }
+  const uint64_t records_before = from ? (*stream)->progress().records : 0;
+  cut::CutOnNode c;
+  while ((*stream)->Next(&c)) cuts.push_back(std::move(c));
+  cut::NodeIndex index = (*stream)->progress();
+  index.cuts = std::move(cuts);
+  PrintReadErrors(index, output);
+  return WriteSummary(o, index, !index.read_errors.empty() || index.records == 0, output, (*stream)->checkpoint(),
+                      index.records - records_before);
 }
 
 // --svg: the timeline of the cut named, or of the latest consistent one.
@@ -131,6 +215,7 @@ void CutsText(const cut::ClusterReport& report, fmt::memory_buffer* b) {
 int RunCuts(const CutsOptions& o, Output& output) {
   int code = kExitOk;
   cut::ClusterReport report;
+  if (!o.summary_out.empty() && o.append) return AppendSummary(o, output);
   if (o.summary_out.empty() && o.svg_out.empty()) {
     // Listing only: cut by cut, in bounded memory.
     cut::StreamedCluster streamed;

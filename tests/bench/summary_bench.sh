@@ -6,6 +6,9 @@
 # sum over the nodes, as each node writes its own), `check` from the WALs and
 # `check --summaries` (best of BENCH_ROUNDS rounds, default 5, every command once per
 # round in turn), peak RSS, and whether the verdicts are identical (`check --json`).
+# Then a live node: one node's WAL (a 4-node cluster of 400000 transactions, 40 cuts,
+# 4 MiB segments) grown in 8 steps of segment files, its summary kept with `--summary
+# FILE --append` at each step against writing it whole (best of BENCH_ROUNDS each).
 #
 #   tests/bench/summary_bench.sh [BUILD_DIR] [NODES...]
 set -euo pipefail
@@ -91,6 +94,39 @@ for n in "${sizes[@]}"; do
   unset best rss
 done
 
+# A live node: its WAL grown in 8 steps; --append against a whole write at each step.
+g=$data/summary-growing-4
+if [ ! -f "$g/cluster.json" ]; then
+  rm -rf "$g"
+  "$walcut" simulate -o "$g" -q --nodes 4 --partitions 256 --backups 2 --txs 400000 --cuts 40 --seed 4 \
+    --segment-size 4M
+fi
+live=$(mktemp -d)
+trap 'rm -rf "$results" /tmp/walcut-summary-rss "$live"' EXIT
+mkdir -p "$live/node-0/wal"
+segs=("$g"/node-0/wal/*)
+copied=0
+for k in 0 1 2 3 4 5 6 7; do
+  upto=$(( (${#segs[@]} * (k + 1) + 7) / 8 ))
+  for ((; copied < upto; copied++)); do cp "${segs[$copied]}" "$live/node-0/wal/"; done
+  a=999999 w=999999
+  for _ in $(seq "$rounds"); do
+    # The append from the summary of the step before (kept aside), and a whole write.
+    [ "$k" -gt 0 ] && cp "$live/prev.sum" "$live/n.sum" && cp "$live/prev.sum.resume" "$live/n.sum.resume"
+    t0=$(now)
+    "$walcut" cuts "$live/node-0" -q --summary "$live/n.sum" --append
+    t1=$(now)
+    "$walcut" cuts "$live/node-0" -q --summary "$live/whole.sum"
+    t2=$(now)
+    a=$(best_of "$a" "$(python3 -c "print($t1 - $t0)")")
+    w=$(best_of "$w" "$(python3 -c "print($t2 - $t1)")")
+  done
+  cmp -s "$live/n.sum" "$live/whole.sum" || echo "step $k: the appended summary differs from the whole one" >&2
+  cp "$live/n.sum" "$live/prev.sum" && cp "$live/n.sum.resume" "$live/prev.sum.resume"
+  printf 'growing\t%s\t%s\t%s\t%s\t%s\n' "$k" "$a" "$w" "$(du -sb "$live/node-0/wal" | cut -f1)" \
+    "$(stat -c %s "$live/n.sum.resume")" >>"$results"
+done
+
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
 echo "input:   512 partitions, 2 backups, 300000 transactions, 20 cuts, seed 4; best of $rounds rounds"
 python3 - "$results" <<'PY'
@@ -103,6 +139,8 @@ names = {
     "summaries": "check --summaries (binary)",
     "summaries-json": "check --summaries (json)",
 }
+growing = [r for r in rows if r[0] == "growing"]
+rows = [r for r in rows if r[0] != "growing"]
 for n in dict.fromkeys(r[0] for r in rows):
     mine = [r for r in rows if r[0] == n and r[1] != "verdicts"]
     same = [r[2] for r in rows if r[0] == n and r[1] == "verdicts"][0]
@@ -114,4 +152,11 @@ for n in dict.fromkeys(r[0] for r in rows):
     for _, row, t, rss, *_ in mine:
         t = float(t)
         print(f"{'':2}{names[row]:<40} {t:8.3f} {t / check:8.2f}x {int(rss) // 1024:7d} MiB")
+if growing:
+    print(f"\nA live node (node-0 of 4, 4 MiB segments) grown in 8 steps: "
+          f"cuts --summary FILE --append against a whole write, best of each step")
+    print(f"{'':2}{'step':>5} {'WAL MB':>7} {'append s':>9} {'whole s':>8} {'append/whole':>13} {'.resume KB':>11}")
+    for _, k, a, w, wal, state in growing:
+        print(f"{'':2}{int(k) + 1:5d} {int(wal) / 1e6:7.1f} {float(a):9.3f} {float(w):8.3f} "
+              f"{float(a) / float(w):12.2f}x {int(state) / 1e3:11.0f}")
 PY

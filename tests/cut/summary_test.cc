@@ -3,20 +3,46 @@
 // refuses frames that are sound by their checksum but not by their content.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <xxhash.h>
 
 #include "libcut/cut_index.h"
 #include "libcut/hash.h"
 #include "libcut/summary_file.h"
 #include "sim/simulate.h"
+#include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
 
+using testing_support::RunCli;
 using testing_support::TempDir;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A small cluster of `nodes` nodes with one backup and small segments (many files).
+sim::SimConfig Small(const std::string& out, uint32_t nodes, uint32_t txs, uint32_t cuts, uint64_t seed,
+                     uint64_t segment_size) {
+  sim::SimConfig cfg;
+  cfg.out_dir = out;
+  cfg.nodes = nodes;
+  cfg.backups = 1;
+  cfg.partitions = 16;
+  cfg.txs = txs;
+  cfg.cuts = cuts;
+  cfg.seed = seed;
+  cfg.rollback_rate = 0.05;
+  cfg.segment_size = segment_size;
+  return cfg;
+}
 
 std::string Json(const cut::NodeIndex& n) { return cut::EncodeSummary(n, cut::SummaryFormat::kJson); }
 
@@ -40,16 +66,7 @@ cut::CutOnNode Cut(uint64_t id) {
 
 TEST(Summary, BinaryCarriesWhatJsonCarriesOnASimulatedCluster) {
   TempDir dir;
-  sim::SimConfig cfg;
-  cfg.out_dir = dir.path() + "/c";
-  cfg.nodes = 4;
-  cfg.backups = 1;
-  cfg.partitions = 16;
-  cfg.txs = 4000;
-  cfg.cuts = 6;
-  cfg.seed = 7;
-  cfg.rollback_rate = 0.05;
-  cfg.segment_size = 128 << 10;
+  const sim::SimConfig cfg = Small(dir.path() + "/c", 4, 4000, 6, 7, 128 << 10);
   ASSERT_TRUE(sim::Simulate(cfg).ok());
   for (int k = 0; k < 4; ++k) {
     const std::string node = fmt::format("node-{}", k);
@@ -205,6 +222,157 @@ TEST(Summary, StreamHandsOverTheCutsBeforeDamageAndThenSaysWhere) {
   EXPECT_FALSE((*s)->Next(&c));
   EXPECT_NE((*s)->status().message().find("cut 3 of 3: checksum mismatch"), std::string::npos)
       << (*s)->status().message();
+}
+
+// A live node's WAL grows a record at a time: its prefixes are whole files and then a
+// last one cut anywhere (a torn tail). Reading each prefix by resuming from the previous
+// prefix's checkpoint must give exactly the index one reading of that prefix gives.
+TEST(Summary, ResumedReadingsGiveTheIndexOfOneReading) {
+  TempDir dir;
+  const sim::SimConfig cfg = Small(dir.path() + "/c", 3, 3000, 8, 11, 64 << 10);
+  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(cfg.out_dir + "/node-1/wal")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 6u);
+  const std::string live = dir.path() + "/live";
+  // Steps: (files, bytes of the last as a fraction), growing.
+  const std::vector<std::pair<size_t, double>> steps = {
+      {1, 0.3}, {1, 1.0}, {2, 0.01}, {3, 0.5}, {3, 0.9}, {5, 0.2}, {files.size(), 0.7}, {files.size(), 1.0}};
+  int compared = 0;
+  for (size_t from_start = 0; from_start < 2; ++from_start) {  // also: the first resume after a whole first reading
+    fs::remove_all(live);
+    fs::create_directories(live);
+    std::optional<cut::IndexCheckpoint> cp;
+    std::vector<cut::CutOnNode> kept;
+    for (size_t s = from_start; s < steps.size(); ++s) {
+      const auto [count, fraction] = steps[s];
+      for (size_t i = 0; i < count; ++i) {
+        const std::string bytes = [&] {
+          std::ifstream in(files[i], std::ios::binary);
+          return std::string(std::istreambuf_iterator<char>(in), {});
+        }();
+        const size_t n = i + 1 == count ? static_cast<size_t>(static_cast<double>(bytes.size()) * fraction) : bytes.size();
+        std::ofstream(live + "/" + files[i].filename().string(), std::ios::binary | std::ios::trunc) << bytes.substr(0, n);
+      }
+      auto stream = cp ? cut::NodeIndexStream::Resume("node-1", live, *cp, true)
+                       : cut::NodeIndexStream::Open("node-1", live, nullptr, true);
+      ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+      kept.resize(cp ? cp->cuts_before : 0);
+      cut::CutOnNode c;
+      while ((*stream)->Next(&c)) kept.push_back(c);
+      cut::NodeIndex resumed = (*stream)->progress();
+      resumed.cuts = kept;
+      cp = (*stream)->checkpoint();
+      ASSERT_TRUE(cp.has_value());
+      auto whole = cut::BuildNodeIndex("node-1", live);
+      ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+      EXPECT_EQ(Json(resumed), Json(*whole)) << "step " << s << ": " << count << " files, the last at " << fraction;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 15);
+}
+
+// `cuts --summary FILE --append` on a WAL that grows: each time the file is the one a
+// whole reading writes, byte for byte, and only the new part is read.
+class AppendCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const sim::SimConfig cfg = Small(dir_.path() + "/c", 3, 4000, 6, 3, 64 << 10);
+    ASSERT_TRUE(sim::Simulate(cfg).ok());
+    for (const auto& e : std::filesystem::directory_iterator(cfg.out_dir + "/node-2/wal")) files_.push_back(e.path().string());
+    std::sort(files_.begin(), files_.end());
+    ASSERT_GE(files_.size(), 5u);
+    std::filesystem::create_directories(live_ + "/wal");
+  }
+  // The node's WAL as it was when `count` files existed, the last `keep` bytes long.
+  void Grow(size_t count, size_t keep = SIZE_MAX) {
+    for (size_t i = 0; i < count; ++i) {
+      const std::string bytes = Slurp(files_[i]);
+      std::ofstream(live_ + "/wal/" + std::filesystem::path(files_[i]).filename().string(),
+                    std::ios::binary | std::ios::trunc)
+          << (i + 1 == count ? bytes.substr(0, std::min(keep, bytes.size())) : bytes);
+    }
+  }
+  std::string Whole() {
+    EXPECT_EQ(RunCli({"cuts", live_, "-q", "--summary", whole_}).code, 0);
+    return Slurp(whole_);
+  }
+
+  TempDir dir_;
+  std::vector<std::string> files_;
+  const std::string live_ = dir_.path() + "/node-2";
+  const std::string file_ = dir_.path() + "/n2.sum";
+  const std::string whole_ = dir_.path() + "/whole.sum";
+};
+
+TEST_F(AppendCli, EachAppendWritesWhatAWholeReadingWritesAndReadsOnlyTheNew) {
+  uint64_t total = 0;
+  bool first = true;
+  for (const auto& [count, keep] : std::vector<std::pair<size_t, size_t>>{{2, 30000}, {3, SIZE_MAX}, {4, 100}, {files_.size(), SIZE_MAX}}) {
+    Grow(count, keep);
+    auto r = RunCli({"cuts", live_, "--summary", file_, "--append", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(Slurp(file_), Whole()) << count << " files";
+    auto j = nlohmann::json::parse(r.out);
+    total += j["records_read"].get<uint64_t>();
+    // What was read: the first time all, then the new files and the one that was the
+    // last, never all of them again.
+    if (first) {
+      EXPECT_EQ(j["records_read"], j["records"]);
+    } else {
+      EXPECT_LT(j["records_read"].get<uint64_t>(), j["records"].get<uint64_t>()) << count;
+    }
+    first = false;
+  }
+  EXPECT_GT(total, 0u);
+}
+
+TEST_F(AppendCli, AStateThatDoesNotFitIsNotUsedAndTheSummaryIsWrittenWhole) {
+  Grow(3);
+  ASSERT_EQ(RunCli({"cuts", live_, "-q", "--summary", file_, "--append"}).code, 0);
+  const std::string state3 = Slurp(file_ + ".resume");
+  Grow(files_.size());
+  // The summary replaced (a crash between writing it and its state, or by hand): the
+  // state's hash no longer matches.
+  ASSERT_EQ(RunCli({"cuts", live_, "-q", "--summary", file_, "--append"}).code, 0);
+  std::ofstream(file_ + ".resume", std::ios::binary | std::ios::trunc) << state3;
+  auto r = RunCli({"cuts", live_, "-q", "--summary", file_, "--append"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("was saved with another summary than the one beside it; writing the summary whole"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(Slurp(file_), Whole());
+  // The state damaged.
+  std::string bad = Slurp(file_ + ".resume");
+  bad[bad.size() / 2] ^= 0x10;
+  std::ofstream(file_ + ".resume", std::ios::binary | std::ios::trunc) << bad;
+  r = RunCli({"cuts", live_, "-q", "--summary", file_, "--append"});
+  EXPECT_NE(r.err.find("checksum mismatch"), std::string::npos) << r.err;
+  EXPECT_EQ(Slurp(file_), Whole());
+  // The state missing.
+  std::filesystem::remove(file_ + ".resume");
+  r = RunCli({"cuts", live_, "-q", "--summary", file_, "--append"});
+  EXPECT_NE(r.err.find("writing the summary whole"), std::string::npos) << r.err;
+  EXPECT_EQ(Slurp(file_), Whole());
+  // The file the reading stopped before is gone from the WAL.
+  const auto last = std::filesystem::path(files_.back()).filename().string();
+  std::filesystem::remove(live_ + "/wal/" + last);
+  r = RunCli({"cuts", live_, "-q", "--summary", file_, "--append"});
+  EXPECT_NE(r.err.find("no longer holds segment"), std::string::npos) << r.err;
+  EXPECT_EQ(Slurp(file_), Whole());
+  // Another node's summary at FILE.
+  ASSERT_EQ(RunCli({"cuts", dir_.path() + "/c/node-0", "-q", "--summary", file_, "--append"}).code, 0);
+  r = RunCli({"cuts", live_, "-q", "--summary", file_, "--append"});
+  EXPECT_NE(r.err.find("is node node-0's summary, not node node-2's"), std::string::npos) << r.err;
+  EXPECT_EQ(Slurp(file_), Whole());
+}
+
+TEST(AppendCliUsage, AppendNeedsSummary) {
+  auto r = RunCli({"cuts", "x", "--append"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--append goes with --summary FILE"), std::string::npos) << r.err;
 }
 
 }  // namespace

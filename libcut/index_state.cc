@@ -1,0 +1,216 @@
+// The reading state of a node's cut index, saved between two segment files and loaded to
+// resume there (NodeIndexStream checkpoints, `walcut cuts --summary FILE --append`).
+// Everything the reading carries from one record to the next is here; what is only
+// scratch for one cut (the classifier's tables) is not.
+#include <algorithm>
+
+#include "libcut/commit_window.h"
+#include "libcut/hash.h"
+#include "libcut/index_builder.h"
+#include "libcut/summary_binary.h"
+#include "libcut/tx_order.h"
+#include "libcut/varint_codec.h"
+#include "libwal/format.h"
+
+namespace cut {
+
+void TxOrder::Save(VarintWriter& o) const {
+  o.U((on_ ? 1 : 0) | (has_last_write_ ? 2 : 0));
+  o.Tx(last_write_);
+  o.U(open_.size());
+  open_.ForEach([&](const Entry& e) {
+    o.Tx(e.id);
+    o.U(e.roles);
+  });
+}
+
+void TxOrder::Load(VarintReader& in) {
+  const uint64_t flags = in.U(3, "order flags");
+  on_ = (flags & 1) != 0;
+  has_last_write_ = (flags & 2) != 0;
+  last_write_ = in.Tx();
+  open_.Reset();
+  const size_t n = in.Count("open transactions", 4);
+  for (size_t i = 0; i < n; ++i) {
+    const wal::TxId x = in.Tx();
+    open_.Upsert(x).first->roles = static_cast<uint32_t>(in.U(UINT32_MAX, "roles"));
+  }
+}
+
+namespace {
+
+void PutWrite(VarintWriter& o, const Write& w) {
+  o.U(w.cache);
+  o.U(w.partition);
+  o.Fixed64(w.key_hash);
+  o.U(w.counter);
+}
+
+Write GetWrite(VarintReader& in) {
+  Write w;
+  w.cache = static_cast<uint32_t>(in.U(UINT32_MAX, "a cache id"));
+  w.partition = static_cast<uint32_t>(in.U(UINT32_MAX, "a partition"));
+  w.key_hash = in.Fixed64();
+  w.counter = in.U();
+  return w;
+}
+
+void PutWrites(VarintWriter& o, const std::vector<Write>& v) {
+  o.U(v.size());
+  for (const auto& w : v) PutWrite(o, w);
+}
+
+std::vector<Write> GetWrites(VarintReader& in) {
+  std::vector<Write> v(in.Count("writes", 11));
+  for (auto& w : v) w = GetWrite(in);
+  return v;
+}
+
+}  // namespace
+
+void CommitWindow::Save(VarintWriter& o) const {
+  o.U(pending_.size());
+  for (const auto& [xid, writes] : pending_) {
+    o.Tx(xid);
+    PutWrites(o, writes);
+  }
+  o.Tx(last_xid_);
+  PutWrites(o, last_writes_);
+  o.U(participant_sets_.size());
+  for (const auto& set : participant_sets_) {
+    o.U(set.size());
+    for (uint16_t n : set) o.U(n);
+  }
+  o.U(writes_base_);
+  o.U(writes_.size());
+  for (size_t i = 0; i < writes_.size(); ++i) PutWrite(o, writes_[i]);
+  o.U(commits_.size());
+  for (size_t i = 0; i < commits_.size(); ++i) {
+    const Commit& c = commits_[i];
+    o.Tx(c.xid);
+    o.Ptr(c.ptr);
+    o.U(c.participant_mask);
+    o.U(c.participant_set == UINT32_MAX ? 0 : uint64_t{c.participant_set} + 1);
+    o.U(c.writes_count);
+    o.U(c.writes_begin);
+  }
+}
+
+void CommitWindow::Load(VarintReader& in) {
+  const size_t pending = in.Count("pending transactions", 4);
+  for (size_t i = 0; i < pending; ++i) {
+    const wal::TxId x = in.Tx();
+    pending_[x] = GetWrites(in);
+  }
+  last_xid_ = in.Tx();
+  last_writes_ = GetWrites(in);
+  const size_t sets = in.Count("participant sets");
+  for (size_t i = 0; i < sets; ++i) {
+    std::vector<uint16_t> set(in.Count("participants"));
+    for (auto& n : set) n = static_cast<uint16_t>(in.U(65535, "a participant"));
+    participant_ids_.emplace(set, static_cast<uint32_t>(participant_sets_.size()));
+    participant_sets_.push_back(std::move(set));
+  }
+  writes_base_ = in.U();
+  const size_t writes = in.Count("window writes", 11);
+  for (size_t i = 0; i < writes; ++i) writes_.push_back(GetWrite(in));
+  const size_t commits = in.Count("window commits", 8);
+  for (size_t i = 0; i < commits; ++i) {
+    Commit c;
+    c.xid = in.Tx();
+    c.ptr = in.Ptr();
+    c.participant_mask = in.U();
+    const uint64_t set = in.U(participant_sets_.size(), "a participant set");
+    c.participant_set = set == 0 ? UINT32_MAX : static_cast<uint32_t>(set - 1);
+    c.writes_count = static_cast<uint32_t>(in.U(UINT32_MAX, "a commit's writes"));
+    c.writes_begin = in.U();
+    if (c.writes_begin < writes_base_ || c.writes_begin - writes_base_ > writes_.size() ||
+        c.writes_count > writes_.size() - (c.writes_begin - writes_base_)) {
+      throw CodecError("a commit's writes lie outside the window");
+    }
+    c.hash = HashTxId(c.xid);
+    commits_.push_back(c);
+  }
+}
+
+void IndexBuilder::Save(VarintWriter& o) const {
+  const NodeIndex& n = *index_;
+  o.Str(n.node);
+  o.Id(n.node_id);
+  o.U(n.order);
+  binary_summary::PutSnapshots(o, n.snapshots);
+  o.U(n.read_errors.size());
+  for (size_t i = 0; i < n.read_errors.size(); ++i) {
+    o.Str(n.read_errors[i]);
+    o.Ptr(i < n.read_error_at.size() ? n.read_error_at[i] : wal::Pointer{});
+  }
+  o.Str(n.torn_tail);
+  o.Ptr(n.begin);
+  o.Ptr(n.end);
+  o.U(n.last_ts);
+  o.U(n.records);
+  o.U(last_segment_);
+  o.U(last_start_ts_);
+  o.Ptr(last_start_);
+  o.U(emitted_.size());
+  for (const auto& id : emitted_) o.Id(id);
+  o.U(errors_.size());
+  for (const auto& [at, text] : errors_) {
+    o.Ptr(at);
+    o.Str(text);
+  }
+  o.U(classifier_.ignite_rules() ? 1 : 0);
+  order_.Save(o);
+  window_.Save(o);
+  o.U(states_.size());
+  for (const auto& s : states_) {
+    binary_summary::PutCut(o, s.cut);
+    o.U((s.finalized ? 1 : 0) | (s.has_next_start ? 2 : 0));
+    o.Ptr(s.next_start);
+    o.Ptr(s.window_begin);
+  }
+}
+
+void IndexBuilder::Load(VarintReader& in) {
+  NodeIndex& n = *index_;
+  n.node = in.Str(255, "node");
+  n.node_id = in.Id();
+  n.order = static_cast<uint16_t>(in.U(65535, "node order"));
+  n.snapshots = binary_summary::GetSnapshots(in);
+  const size_t errors = in.Count("read errors", 3);
+  for (size_t i = 0; i < errors; ++i) {
+    n.read_errors.push_back(in.Str(1 << 16, "read error"));
+    n.read_error_at.push_back(in.Ptr());
+  }
+  n.torn_tail = in.Str(1 << 16, "torn tail");
+  n.begin = in.Ptr();
+  n.end = in.Ptr();
+  n.last_ts = in.U();
+  n.records = in.U();
+  last_segment_ = in.U();
+  last_start_ts_ = in.U();
+  last_start_ = in.Ptr();
+  const size_t emitted = in.Count("cuts handed over", 16);
+  for (size_t i = 0; i < emitted; ++i) emitted_.insert(in.Id());
+  const size_t located = in.Count("located errors", 3);
+  for (size_t i = 0; i < located; ++i) {
+    const wal::Pointer at = in.Ptr();
+    errors_.emplace_back(at, in.Str(1 << 16, "read error"));
+  }
+  classifier_.set_ignite_rules(in.U(1, "ignite rules") == 1);
+  order_.Load(in);
+  window_.Load(in);
+  const size_t states = in.Count("open cuts", 4);
+  for (size_t i = 0; i < states; ++i) {
+    CutState s;
+    s.cut = binary_summary::GetCut(in);
+    const uint64_t flags = in.U(3, "cut state flags");
+    s.finalized = (flags & 1) != 0;
+    s.has_next_start = (flags & 2) != 0;
+    s.next_start = in.Ptr();
+    s.window_begin = in.Ptr();
+    states_.push_back(std::move(s));
+  }
+}
+
+}  // namespace cut

@@ -1,0 +1,136 @@
+// Varint fields for walcut's own binary side files (node summaries and their resume
+// state; walcut-format(5), NODE SUMMARIES): unsigned LEB128, zigzag for signed values,
+// strings and UUIDs. A reader throws CodecError at anything short or out of range, and
+// never allocates more than the bytes left allow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "libwal/ids.h"
+
+namespace cut {
+
+struct CodecError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline void PutLe(std::string* s, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) s->push_back(static_cast<char>(v >> (8 * i)));
+}
+inline uint64_t GetLe(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+  return v;
+}
+
+class VarintWriter {
+ public:
+  void U(uint64_t v) {
+    while (v >= 0x80) {
+      s.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    s.push_back(static_cast<char>(v));
+  }
+  void Z(int64_t v) { U((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void Fixed64(uint64_t v) { PutLe(&s, v, 8); }
+  void Str(std::string_view v) {
+    U(v.size());
+    s.append(v);
+  }
+  void Id(const wal::Uuid& u) {
+    PutLe(&s, u.hi, 8);
+    PutLe(&s, u.lo, 8);
+  }
+  void Ptr(const wal::Pointer& p) {
+    U(p.segment);
+    U(p.offset);
+  }
+  void Tx(const wal::TxId& x) {
+    U(x.topology_version);
+    U(x.node_order);
+    U(x.order);
+  }
+  std::string s;
+};
+
+class VarintReader {
+ public:
+  VarintReader(const char* p, size_t n) : p_(reinterpret_cast<const uint8_t*>(p)), end_(p_ + n) {}
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
+  uint64_t U() {
+    if (p_ != end_ && *p_ < 0x80) return *p_++;  // most numbers here are one byte
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ == end_) throw CodecError("ends inside a number");
+      const uint8_t b = *p_++;
+      if (shift == 63 && b > 1) throw CodecError("a number beyond 64 bits");
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    throw CodecError("a number beyond 64 bits");
+  }
+  uint64_t U(uint64_t max, const char* what) {
+    const uint64_t v = U();
+    if (v > max) throw CodecError(fmt::format("{} {} is beyond {}", what, v, max));
+    return v;
+  }
+  int64_t Z() {
+    const uint64_t u = U();
+    return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+  }
+  uint64_t Fixed64() {
+    if (left() < 8) throw CodecError("ends inside a fixed field");
+    const uint64_t v = GetLe(reinterpret_cast<const char*>(p_), 8);
+    p_ += 8;
+    return v;
+  }
+  // A count of items of at least `each` bytes: never more than the bytes left allow.
+  size_t Count(const char* what, size_t each = 1) {
+    const uint64_t n = U();
+    if (n > left() / each) {
+      throw CodecError(fmt::format("{}: {} of them cannot fit in the {} bytes left", what, n, left()));
+    }
+    return static_cast<size_t>(n);
+  }
+  std::string Str(size_t max, const char* what) {
+    const uint64_t n = U();
+    if (n > max || n > left()) throw CodecError(fmt::format("{}: a string of {} bytes", what, n));
+    std::string v(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return v;
+  }
+  wal::Uuid Id() {
+    if (left() < 16) throw CodecError("ends inside an id");
+    wal::Uuid u;
+    u.hi = GetLe(reinterpret_cast<const char*>(p_), 8);
+    u.lo = GetLe(reinterpret_cast<const char*>(p_) + 8, 8);
+    p_ += 16;
+    return u;
+  }
+  wal::Pointer Ptr() {
+    wal::Pointer p;
+    p.segment = U();
+    p.offset = static_cast<uint32_t>(U(UINT32_MAX, "an offset"));
+    return p;
+  }
+  wal::TxId Tx() {
+    wal::TxId x;
+    x.topology_version = static_cast<uint32_t>(U(UINT32_MAX, "a topology version"));
+    x.node_order = static_cast<uint32_t>(U(UINT32_MAX, "a node order"));
+    x.order = U();
+    return x;
+  }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+}  // namespace cut
