@@ -1,7 +1,8 @@
 // libFuzzer target: arbitrary bytes as each of the side files walcut reads, chosen by the
 // first byte: cluster.json, snapshot.json, restore.json, a node summary, a partition data
-// file, Apache Ignite's snapshot and increment metadata (.smf). Each reader must return a value or a Status, never crash, hang, or allocate
-// beyond the input's size; a value must survive its own writer and reader again.
+// file, Apache Ignite's snapshot and increment metadata (.smf), a summary's resume state.
+// Each reader must return a value or a Status, never crash, hang, or allocate beyond the
+// input's size; a value must survive its own writer and reader again.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,7 +18,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0: {
       auto c = cut::ParseClusterFile(text, "cluster.json");
       if (c.ok() && !cut::ParseClusterFile(cut::EncodeClusterFile(*c), "again").ok()) __builtin_trap();
@@ -39,6 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // checked in a fuzzing build), and a value survives both writers.
       if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n), "again").ok()) __builtin_trap();
       if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n, cut::SummaryFormat::kJson), "json").ok()) __builtin_trap();
+      break;
+    }
+    case 6: {
+      // A summary's resume state (cuts --summary FILE --append), loaded into a reading
+      // that then finds no WAL.
+      auto c = cut::DecodeResumeState(text, "", "state");
+      if (c.ok()) {
+        auto s = cut::NodeIndexStream::Resume("n", wal::WalLocation("/nonexistent-walcut-fuzz"), *c);
+        if (s.ok()) __builtin_trap();
+      }
       break;
     }
     case 5: {
