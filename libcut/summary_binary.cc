@@ -152,7 +152,9 @@ Shared FindShared(const std::vector<TxSide>& prev, const std::vector<TxSide>& cu
   return s;
 }
 
-std::string EncodeNode(const NodeIndex& n) {
+// The node frame's fields; the cuts' count and latest Start timestamp are given (they
+// cover cuts copied from an earlier file as well as those of `n`).
+std::string EncodeNode(const NodeIndex& n, uint64_t cuts, uint64_t last_start) {
   Out o;
   o.Str(n.node);
   o.Id(n.node_id);
@@ -161,16 +163,12 @@ std::string EncodeNode(const NodeIndex& n) {
   o.Ptr(n.end);
   o.U(n.records);
   o.U(n.last_ts);
-  uint64_t last_start = 0;
-  for (const auto& c : n.cuts) {
-    if (c.has_start) last_start = std::max(last_start, c.start_ts);
-  }
   o.U(last_start);
   o.Str(n.torn_tail);
   o.U(n.read_errors.size());
   for (const auto& e : n.read_errors) o.Str(e);
   PutSnapshots(o, n.snapshots);
-  o.U(n.cuts.size());
+  o.U(cuts);
   return std::move(o.s);
 }
 
@@ -551,14 +549,48 @@ bool LooksBinary(std::string_view bytes) {
   return bytes.size() >= sizeof kMagic && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0;
 }
 
-std::string Encode(const NodeIndex& n) {
+uint64_t LastStartTs(const std::vector<CutOnNode>& cuts) {
+  uint64_t last = 0;
+  for (const auto& c : cuts) {
+    if (c.has_start) last = std::max(last, c.start_ts);
+  }
+  return last;
+}
+
+std::string Encode(const NodeIndex& n) { return EncodeAfter(n, {}, 0, 0, nullptr); }
+
+std::string EncodeAfter(const NodeIndex& n, std::string_view frames, uint64_t kept, uint64_t kept_last_start,
+                        const CutOnNode* last_kept) {
   std::string file(kMagic, sizeof kMagic);
   PutLe(&file, kSchema, 4);
   PutLe(&file, 0, 4);
-  PutFrame(&file, kNodeFrame, EncodeNode(n));
+  PutFrame(&file, kNodeFrame,
+           EncodeNode(n, kept + n.cuts.size(), std::max(kept_last_start, LastStartTs(n.cuts))));
+  file.append(frames);
   const std::vector<TxSide> none;
-  for (size_t i = 0; i < n.cuts.size(); ++i) PutFrame(&file, kCutFrame, EncodeCut(n.cuts[i], i > 0 ? n.cuts[i - 1].txs : none));
+  for (size_t i = 0; i < n.cuts.size(); ++i) {
+    const std::vector<TxSide>& prev = i > 0 ? n.cuts[i - 1].txs : last_kept != nullptr ? last_kept->txs : none;
+    PutFrame(&file, kCutFrame, EncodeCut(n.cuts[i], prev));
+  }
   return file;
+}
+
+wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, const std::string& origin) {
+  auto bad = [&](uint64_t at, const char* what) {
+    return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: at offset {}: {}", origin, at, what));
+  };
+  if (!LooksBinary(file) || file.size() < kFileHeader) return bad(0, "not a binary summary");
+  uint64_t at = kFileHeader;
+  uint64_t begin = 0;
+  for (uint64_t k = 0; k <= count; ++k) {  // the node's frame, then `count` cut frames
+    if (file.size() - at < kFrameHeader) return bad(at, "cut short");
+    if (static_cast<uint8_t>(file[at]) != (k == 0 ? kNodeFrame : kCutFrame)) return bad(at, "a frame of another kind");
+    const uint64_t stored = GetLe(file.data() + at + 4, 4);
+    if (stored > file.size() - at - kFrameHeader) return bad(at, "cut short");
+    at += kFrameHeader + stored;
+    if (k == 0) begin = at;
+  }
+  return file.substr(begin, at - begin);
 }
 
 wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin) {

@@ -18,6 +18,16 @@ inline constexpr uint32_t kStateSchema = 1;
 
 bool LooksBinary(std::string_view bytes);
 std::string Encode(const NodeIndex& index);
+// The latest Start timestamp among `cuts` (0 when none has a Start).
+uint64_t LastStartTs(const std::vector<CutOnNode>& cuts);
+// A file whose first `kept` cuts are the cut frames `frames` (copied from an earlier
+// file, not encoded again; the latest Start among them `kept_last_start`, the last of them
+// `last_kept`, which the next cut's frame may refer to), then the cuts of `index`.
+std::string EncodeAfter(const NodeIndex& index, std::string_view frames, uint64_t kept, uint64_t kept_last_start,
+                        const CutOnNode* last_kept);
+// The bytes of the first `count` cut frames of the binary summary `file` (frames walked by
+// their headers, not read).
+wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, const std::string& origin);
 wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin);
 // A node's base snapshots: U count, then S name, P at, U timestamp each.
 void PutSnapshots(VarintWriter& o, const std::vector<BaseSnapshot>& v);

@@ -206,6 +206,8 @@ NodeIndex ParseSummary(const nlohmann::json& doc) {
 
 }  // namespace
 
+bool IsBinarySummary(std::string_view bytes) { return binary_summary::LooksBinary(bytes); }
+
 wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin) {
   if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin);
   auto doc = ParseJson(bytes, origin);
@@ -287,7 +289,8 @@ wal::Result<std::unique_ptr<SummaryStream>> SummaryStream::Open(const std::strin
   return std::unique_ptr<SummaryStream>(std::make_unique<JsonStream>(std::move(index).value()));
 }
 
-std::string EncodeResumeState(const IndexCheckpoint& c, const std::string& summary_bytes) {
+std::string EncodeResumeState(const ResumeState& r, const std::string& summary_bytes) {
+  const IndexCheckpoint& c = r.checkpoint;
   VarintWriter o;
   o.U(c.resume_index);
   o.U(c.after_index ? 1 : 0);
@@ -295,14 +298,18 @@ std::string EncodeResumeState(const IndexCheckpoint& c, const std::string& summa
   o.U(c.cuts_before);
   o.Fixed64(XXH3_64bits(summary_bytes.data(), summary_bytes.size()));
   o.Str(c.state);
+  o.U(r.kept_last_start);
+  o.U(r.last_kept ? 1 : 0);
+  if (r.last_kept) binary_summary::PutCut(o, *r.last_kept);
   return binary_summary::EncodeStateFile(o.s);
 }
 
-wal::Result<IndexCheckpoint> DecodeResumeState(const std::string& bytes, const std::string& summary_bytes,
-                                               const std::string& origin) {
+wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::string& summary_bytes,
+                                           const std::string& origin) {
   auto raw = binary_summary::DecodeStateFile(bytes, origin);
   if (!raw.ok()) return raw.status();
-  IndexCheckpoint c;
+  ResumeState r;
+  IndexCheckpoint& c = r.checkpoint;
   uint64_t hash = 0;
   try {
     VarintReader in(raw->data(), raw->size());
@@ -313,6 +320,8 @@ wal::Result<IndexCheckpoint> DecodeResumeState(const std::string& bytes, const s
     c.cuts_before = in.U();
     hash = in.Fixed64();
     c.state = in.Str(kMaxSummaryBytes, "the reading's state");
+    r.kept_last_start = in.U();
+    if (in.U(1, "a flag") == 1) r.last_kept = binary_summary::GetCut(in);
     if (in.left() != 0) throw CodecError("bytes after its fields");
   } catch (const CodecError& e) {
     return wal::Status::Corruption(fmt::format("\"{}\": not a valid resume state: {}", origin, e.what()));
@@ -324,7 +333,29 @@ wal::Result<IndexCheckpoint> DecodeResumeState(const std::string& bytes, const s
     return wal::Status::InvalidArgument(
         fmt::format("\"{}\" was saved with another summary than the one beside it", origin));
   }
-  return c;
+  return r;
+}
+
+wal::Result<std::string> EncodeAppended(const std::string& old, const ResumeState& from, const NodeIndex& index,
+                                        const std::string& origin) {
+  const uint64_t kept = from.checkpoint.cuts_before;
+  if (binary_summary::LooksBinary(old)) {
+    if (kept > 0 && !from.last_kept) return wal::Status::Corruption("the resume state lacks the last cut kept");
+    auto frames = binary_summary::CutFrames(old, kept, origin);
+    if (!frames.ok()) return frames.status();
+    return binary_summary::EncodeAfter(index, *frames, kept, from.kept_last_start,
+                                       from.last_kept ? &*from.last_kept : nullptr);
+  }
+  auto before = DecodeSummary(old, origin);
+  if (!before.ok()) return before.status();
+  if (kept > before->cuts.size()) {
+    return wal::Status::Corruption(fmt::format("\"{}\": {} cuts, and its resume state keeps {}", origin,
+                                               before->cuts.size(), kept));
+  }
+  NodeIndex all = index;
+  all.cuts.assign(std::make_move_iterator(before->cuts.begin()), std::make_move_iterator(before->cuts.begin() + static_cast<ptrdiff_t>(kept)));
+  all.cuts.insert(all.cuts.end(), index.cuts.begin(), index.cuts.end());
+  return EncodeSummary(all, SummaryFormat::kJson);
 }
 
 std::unique_ptr<CutFeed> SummaryFeed(std::unique_ptr<SummaryStream> stream, std::shared_ptr<wal::Status> damage) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "libcut/cut_feed.h"
 #include "libcut/cut_index.h"
@@ -25,17 +26,31 @@ inline constexpr uint64_t kMaxSummaryBytes = 1ull << 30;
 enum class SummaryFormat { kBinary, kJson };
 
 std::string EncodeSummary(const NodeIndex& index, SummaryFormat format = SummaryFormat::kBinary);
+// Whether `bytes` begin as a binary summary does.
+bool IsBinarySummary(std::string_view bytes);
 // Either encoding, whole.
 wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin);
 
 // The resume state of `walcut cuts NODE --summary FILE --append`, kept on the node as
-// FILE.resume: the checkpoint of the reading that wrote FILE (cut_index.h) and the hash
-// of FILE's bytes, so that a state is never used with a summary it was not saved with.
-std::string EncodeResumeState(const IndexCheckpoint& checkpoint, const std::string& summary_bytes);
+// FILE.resume: the checkpoint of the reading that wrote FILE (cut_index.h), what FILE's
+// cuts before it need to be kept as they are (the latest Start among them, and the last
+// of them, which the next cut's frame may refer to), and the hash of FILE's bytes, so
+// that a state is never used with a summary it was not saved with.
+struct ResumeState {
+  IndexCheckpoint checkpoint;
+  uint64_t kept_last_start = 0;
+  std::optional<CutOnNode> last_kept;
+};
+std::string EncodeResumeState(const ResumeState& state, const std::string& summary_bytes);
 // Fails when the bytes are not a sound state, or `summary_bytes` are not the summary the
 // state was saved with.
-wal::Result<IndexCheckpoint> DecodeResumeState(const std::string& bytes, const std::string& summary_bytes,
-                                               const std::string& origin);
+wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::string& summary_bytes,
+                                           const std::string& origin);
+// The summary, in the encoding of `old` (the summary `from` was saved with), of `index`
+// whose cuts are those after from's checkpoint, following the cuts of `old` before it.
+// A binary summary's earlier cut frames are copied, not encoded again.
+wal::Result<std::string> EncodeAppended(const std::string& old, const ResumeState& from, const NodeIndex& index,
+                                        const std::string& origin);
 
 // A summary file read one cut at a time: memory holds the node's reading and the cut in
 // hand (and, for the binary encoding, the previous cut's transactions it may refer to),

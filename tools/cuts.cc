@@ -15,12 +15,10 @@
 namespace tools {
 namespace {
 
-// --summary: the one node's index, written to the file; with --append, the resume state
-// beside it (`state`), after the summary.
-int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged, Output& output,
-                 const std::optional<cut::IndexCheckpoint>& state = std::nullopt, uint64_t records_read = 0) {
-  const std::string bytes =
-      cut::EncodeSummary(index, o.summary_json ? cut::SummaryFormat::kJson : cut::SummaryFormat::kBinary);
+// --summary: `bytes`, the summary of `index` (whose cuts number `cuts`), written to the
+// file; with --append, then the resume state beside it.
+int PutSummary(const CutsOptions& o, const cut::NodeIndex& index, const std::string& bytes, uint64_t cuts, bool damaged,
+               Output& output, const std::optional<cut::ResumeState>& state = std::nullopt, uint64_t records_read = 0) {
   wal::Status s = wal::WriteFileAtomically(o.summary_out, bytes);
   if (s.ok() && state) s = wal::WriteFileAtomically(o.summary_out + ".resume", cut::EncodeResumeState(*state, bytes));
   if (!s.ok()) {
@@ -31,7 +29,7 @@ int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged
   fmt::memory_buffer b;
   if (o.json) {
     JsonWriter j(&b);
-    j.BeginObject().Field("schema", 1).Field("node", index.node).Field("cuts", index.cuts.size());
+    j.BeginObject().Field("schema", 1).Field("node", index.node).Field("cuts", cuts);
     j.Field("records", index.records).Field("summary", o.summary_out);
     j.Field("format", o.summary_json ? "json" : "binary");
     if (o.append) j.Field("records_read", records_read);
@@ -39,13 +37,21 @@ int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged
     b.push_back('\n');
   } else if (o.append) {
     fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records; {} read now) to {}\n",
-                   index.node, index.cuts.size(), index.records, records_read, o.summary_out);
+                   index.node, cuts, index.records, records_read, o.summary_out);
   } else {
-    fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records) to {}\n", index.node,
-                   index.cuts.size(), index.records, o.summary_out);
+    fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records) to {}\n", index.node, cuts,
+                   index.records, o.summary_out);
   }
   output.out->Write(std::string_view(b.data(), b.size()));
   return damaged ? kExitProblems : kExitOk;
+}
+
+cut::SummaryFormat FormatOf(const CutsOptions& o) {
+  return o.summary_json ? cut::SummaryFormat::kJson : cut::SummaryFormat::kBinary;
+}
+
+int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged, Output& output) {
+  return PutSummary(o, index, cut::EncodeSummary(index, FormatOf(o)), index.cuts.size(), damaged, output);
 }
 
 bool Exists(const std::string& path) {
@@ -53,33 +59,34 @@ bool Exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// The checkpoint FILE.resume holds for FILE, and the cuts of FILE before it; or why
-// FILE is to be written whole (empty on a first run, when neither file exists).
-std::string LoadResume(const CutsOptions& o, const std::string& node, std::optional<cut::IndexCheckpoint>* from,
-                       std::vector<cut::CutOnNode>* kept) {
+// The state FILE.resume holds for FILE, and FILE's bytes; or why FILE is to be written
+// whole (empty on a first run, when neither file exists).
+std::string LoadResume(const CutsOptions& o, const std::string& node, std::optional<cut::ResumeState>* from,
+                       std::string* old) {
   const std::string state_path = o.summary_out + ".resume";
   if (!Exists(o.summary_out) && !Exists(state_path)) return {};
   auto state = wal::ReadFileToString(state_path, cut::kMaxSummaryBytes);
   if (!state.ok()) return state.status().message();
   auto summary = wal::ReadFileToString(o.summary_out, cut::kMaxSummaryBytes);
   if (!summary.ok()) return summary.status().message();
-  auto checkpoint = cut::DecodeResumeState(*state, *summary, state_path);
-  if (!checkpoint.ok()) return checkpoint.status().message();
-  auto old = cut::DecodeSummary(*summary, o.summary_out);
-  if (!old.ok()) return old.status().message();
-  if (old->node != node) return fmt::format("\"{}\" is node {}'s summary, not node {}'s", o.summary_out, old->node, node);
-  if (checkpoint->cuts_before > old->cuts.size()) {
-    return fmt::format("\"{}\" says {} cuts came before it, and the summary has {}", state_path,
-                       checkpoint->cuts_before, old->cuts.size());
+  auto resume = cut::DecodeResumeState(*state, *summary, state_path);
+  if (!resume.ok()) return resume.status().message();
+  if (cut::IsBinarySummary(*summary) != (FormatOf(o) == cut::SummaryFormat::kBinary)) {
+    return fmt::format("\"{}\" is in the other format", o.summary_out);
   }
-  old->cuts.resize(checkpoint->cuts_before);
-  *kept = std::move(old->cuts);
-  *from = std::move(checkpoint).value();
+  auto stream = cut::SummaryStream::Open(o.summary_out);  // its node's part only
+  if (!stream.ok()) return stream.status().message();
+  if ((*stream)->node().node != node) {
+    return fmt::format("\"{}\" is node {}'s summary, not node {}'s", o.summary_out, (*stream)->node().node, node);
+  }
+  *from = std::move(resume).value();
+  *old = std::move(summary).value();
   return {};
 }
 
 // --summary FILE --append: resumes the reading that wrote FILE where it stopped (before
-// the segment file that was then the last), so only the new WAL and that file are read.
+// the segment file that was then the last), so only the new WAL and that file are read,
+// and FILE's cut frames before that point are copied.
 int AppendSummary(const CutsOptions& o, Output& output) {
   int code = kExitOk;
   WalInputs inputs;
@@ -89,18 +96,17 @@ int AppendSummary(const CutsOptions& o, Output& output) {
     return kExitUsage;
   }
   const WalInput& in = inputs.nodes[0];
-  std::optional<cut::IndexCheckpoint> from;
-  std::vector<cut::CutOnNode> cuts;
-  std::string whole = LoadResume(o, in.node, &from, &cuts);
+  std::optional<cut::ResumeState> from;
+  std::string old;
+  std::string whole = LoadResume(o, in.node, &from, &old);
   wal::Result<std::unique_ptr<cut::NodeIndexStream>> stream = wal::Status::NotFound("");
   if (from) {
-    stream = cut::NodeIndexStream::Resume(in.node, in.wal_dir, *from, true);
+    stream = cut::NodeIndexStream::Resume(in.node, in.wal_dir, from->checkpoint, true);
     if (!stream.ok()) whole = stream.status().message();
   }
   if (!whole.empty()) output.Warning("{}: {}; writing the summary whole", o.summary_out, whole);
   if (!from || !stream.ok()) {
     from.reset();
-    cuts.clear();
     stream = cut::NodeIndexStream::Open(in.node, in.wal_dir, nullptr, true);
   }
   if (!stream.ok()) {
@@ -110,14 +116,37 @@ int AppendSummary(const CutsOptions& o, Output& output) {
     output.Error("{}: {}", in.node, unreadable.open_error);
     return WriteSummary(o, unreadable, true, output);
   }
+  const uint64_t kept = from ? from->checkpoint.cuts_before : 0;
   const uint64_t records_before = from ? (*stream)->progress().records : 0;
+  cut::NodeIndex index;  // the reading, with the cuts after `kept`
   cut::CutOnNode c;
-  while ((*stream)->Next(&c)) cuts.push_back(std::move(c));
-  cut::NodeIndex index = (*stream)->progress();
-  index.cuts = std::move(cuts);
+  while ((*stream)->Next(&c)) index.cuts.push_back(std::move(c));
+  {
+    auto cuts = std::move(index.cuts);
+    index = (*stream)->progress();
+    index.cuts = std::move(cuts);
+  }
   PrintReadErrors(index, output);
-  return WriteSummary(o, index, !index.read_errors.empty() || index.records == 0, output, (*stream)->checkpoint(),
-                      index.records - records_before);
+  auto bytes = from ? cut::EncodeAppended(old, *from, index, o.summary_out) : cut::EncodeSummary(index, FormatOf(o));
+  if (!bytes.ok()) {
+    output.Error("{}", bytes.status().message());
+    return kExitUnreadable;
+  }
+  // The next state: the cuts before its checkpoint are kept as they are next time.
+  cut::ResumeState next;
+  next.checkpoint = *(*stream)->checkpoint();
+  const uint64_t fresh = next.checkpoint.cuts_before - kept;  // of index.cuts
+  next.kept_last_start = from ? from->kept_last_start : 0;
+  for (uint64_t i = 0; i < fresh; ++i) {
+    if (index.cuts[i].has_start) next.kept_last_start = std::max(next.kept_last_start, index.cuts[i].start_ts);
+  }
+  if (fresh > 0) {
+    next.last_kept = index.cuts[fresh - 1];
+  } else if (from) {
+    next.last_kept = from->last_kept;
+  }
+  return PutSummary(o, index, *bytes, kept + index.cuts.size(), !index.read_errors.empty() || index.records == 0,
+                    output, next, index.records - records_before);
 }
 
 // --svg: the timeline of the cut named, or of the latest consistent one.
