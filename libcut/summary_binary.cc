@@ -266,20 +266,20 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
   if (shared > 0 && (from > prev.size() || shared > prev.size() - from)) {
     throw Bad(fmt::format("{} transactions from position {} of the previous cut's {}", shared, from, prev.size()));
   }
-  c.txs.resize(n);
+  c.txs.reserve(n);
+  c.txs.insert(c.txs.end(), prev.begin() + static_cast<ptrdiff_t>(from),
+               prev.begin() + static_cast<ptrdiff_t>(from + shared));  // their sides follow
   TxCoder xids;
   PtrCoder commits;
   for (size_t k = 0; k < n; ++k) {
-    TxSide& t = c.txs[k];
-    if (k < shared) {
-      t.xid = prev[from + k].xid;
-      t.commit = prev[from + k].commit;
-      t.hash = prev[from + k].hash;
-    } else {
-      t.xid = xids.Get(in);
-      t.commit = commits.Get(in);
-      t.hash = HashTxId(t.xid);
+    if (k >= shared) {
+      TxSide fresh;
+      fresh.xid = xids.Get(in);
+      fresh.commit = commits.Get(in);
+      fresh.hash = HashTxId(fresh.xid);
+      c.txs.push_back(fresh);
     }
+    TxSide& t = c.txs[k];
     const uint64_t sp = in.U();
     t.side = (sp & 1) != 0 ? Side::kAfter : Side::kBefore;
     const uint64_t count = sp >> 1;
