@@ -1,5 +1,7 @@
 #include "tools/cut_sources.h"
 
+#include <sys/resource.h>
+
 #include <cctype>
 #include <iterator>
 
@@ -127,6 +129,12 @@ void PrintNodeProblems(const cut::ClusterReport& report, Output& output) {
 
 bool CheckFromSummaries(const std::vector<std::string>& files, const cut::ClusterInfo* cluster, Output& output,
                         cut::ClusterReport* out, int* code) {
+  // Every file stays open while the check goes: allow as many as the system lets us.
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
   std::vector<std::unique_ptr<cut::CutFeed>> feeds;
   std::vector<std::shared_ptr<wal::Status>> damage;
   std::vector<std::pair<std::string, uint16_t>> seen;  // node, order
