@@ -163,6 +163,13 @@ bool IsKnownRecordType(uint8_t type) {
                      [type](const TypeInfo& t) { return static_cast<uint8_t>(t.type) == type; });
 }
 
+std::vector<RecordTypeInfo> RecordTypes() {
+  std::vector<RecordTypeInfo> out;
+  for (const auto& t : kTypes) out.push_back({static_cast<uint8_t>(t.type), t.name, t.alias});
+  std::sort(out.begin(), out.end(), [](const RecordTypeInfo& a, const RecordTypeInfo& b) { return a.id < b.id; });
+  return out;
+}
+
 bool ParseRecordType(std::string_view name, RecordType* out) {
   for (const auto& t : kTypes) {
     if (EqualsIgnoreCase(name, t.name) || EqualsIgnoreCase(name, t.alias)) {

@@ -37,6 +37,13 @@ const char* RecordTypeName(uint8_t type);
 // Accepts the printed name or a short alias (tx, header, switch, rollback, data,
 // snapshot, cut-start, cut-finish), case-insensitive.
 bool ParseRecordType(std::string_view name, RecordType* out);
+// The record types of walcut's format, in id order: id, name, alias.
+struct RecordTypeInfo {
+  uint8_t id;
+  const char* name;
+  const char* alias;
+};
+std::vector<RecordTypeInfo> RecordTypes();
 bool IsKnownRecordType(uint8_t type);
 
 // Ignite's TransactionState ordinals. walcut writes these four; Ignite's segments may

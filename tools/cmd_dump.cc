@@ -5,6 +5,7 @@
 #include "libwal/record.h"
 #include "tools/command.h"
 #include "tools/dump.h"
+#include "tools/json_writer.h"
 
 namespace tools {
 namespace {
@@ -13,6 +14,7 @@ struct DumpArgs {
   DumpOptions options;
   CommonFlags common;
   std::vector<std::string> types;
+  bool list_types = false;  // --type list
   std::string tx, key, cut, from, to, values = "show";
   int64_t partition = -1;
   int64_t limit = -1;
@@ -24,6 +26,11 @@ std::string Validate(DumpArgs& a) {
   o.json = a.common.json;
   o.quiet = a.common.quiet;
   std::vector<std::string> errors;
+  if (a.types.size() == 1 && a.types[0] == "list") {
+    a.list_types = true;
+    return a.options.paths.empty() ? "" : "--type list lists the record type names and reads no PATH";
+  }
+  if (a.options.paths.empty()) errors.push_back("PATH is required");
   for (const auto& list : a.types) {
     size_t start = 0;
     while (start <= list.size()) {
@@ -72,6 +79,34 @@ std::string Validate(DumpArgs& a) {
   return joined;
 }
 
+// --type list: the names --type takes, walcut's then Apache Ignite's.
+int ListRecordTypes(bool json, Output& output) {
+  fmt::memory_buffer b;
+  auto it = std::back_inserter(b);
+  if (json) {
+    JsonWriter j(&b);
+    j.BeginObject().Field("schema", 1).Key("types").BeginArray();
+    for (const auto& t : wal::RecordTypes()) {
+      j.BeginObject().Field("format", "walcut").Field("id", t.id).Field("name", t.name).Field("alias", t.alias).EndObject();
+    }
+    for (unsigned id = 0; id < 256; ++id) {
+      const char* name = wal::IgniteRecordTypeName(static_cast<uint8_t>(id));
+      if (name == nullptr || *name == '\0') continue;
+      j.BeginObject().Field("format", "ignite").Field("id", id).Field("name", name).Key("alias").Null().EndObject();
+    }
+    j.EndArray().EndObject();
+    b.push_back('\n');
+  } else {
+    for (const auto& t : wal::RecordTypes()) fmt::format_to(it, "walcut {:>3} {} {}\n", t.id, t.name, t.alias);
+    for (unsigned id = 0; id < 256; ++id) {
+      const char* name = wal::IgniteRecordTypeName(static_cast<uint8_t>(id));
+      if (name != nullptr && *name != '\0') fmt::format_to(it, "ignite {:>3} {}\n", id, name);
+    }
+  }
+  output.out->Write(std::string_view(b.data(), b.size()));
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterDump(CLI::App& app, CommandContext& ctx) {
@@ -80,14 +115,14 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
   sub->add_option("PATH", args->options.paths,
                   "A segment file (.wal, .wal.lz4, or Apache Ignite's .wal and .wal.zip), a WAL "
                   "directory (walcut's wal/, or an Ignite WAL or archive folder), a node directory or a "
-                  "cluster directory")
-      ->required();
+                  "cluster directory");
   AddCommonFlags(sub, &args->common);
   sub->add_flag("--stats", args->options.stats,
                 "Print a per-type table (count, bytes, share) instead of records");
   sub->add_option("--type", args->types,
                   "Only records of these types (NAME[,NAME]...; walcut's names and aliases, and Apache "
-                  "Ignite's record type names)");
+                  "Ignite's record type names); --type list prints them")
+      ->allow_extra_args(false);  // one value each time: PATH may follow, and need not
   sub->add_option("--tx", args->tx, "Only records of this transaction (T.N.O)");
   AddWhole(sub, "--partition", &args->partition, 0, UINT32_MAX, "Only entries and rollbacks of partition P");
   sub->add_option("--key", args->key,
@@ -109,6 +144,10 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
   sub->callback([args, &ctx] {
     std::string errors = Validate(*args);
     if (!errors.empty()) throw CLI::ValidationError(errors);
+    if (args->list_types) {
+      ctx.run = [args, &ctx] { return ListRecordTypes(args->options.json, *ctx.output); };
+      return;
+    }
     if (args->options.follow) args->options.stop = ctx.Cancellable();
     ctx.run = [args, &ctx] { return RunDump(args->options, *ctx.output); };
   });

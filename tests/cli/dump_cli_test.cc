@@ -50,6 +50,31 @@ TEST(DumpCli, UsageErrorsExitTwo) {
   EXPECT_NE(bad.err.find("--tx"), std::string::npos);
 }
 
+// --type list names every type --type takes, and --type takes every name it lists.
+TEST(DumpCli, TypeListNamesWhatTypeTakes) {
+  TempDir dir;
+  const std::string tiny = Copy(dir);
+  auto r = RunCli({"dump", "--type", "list", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  size_t walcut = 0, ignite = 0;
+  for (const auto& t : j["types"]) {
+    (t["format"] == "walcut" ? walcut : ignite) += 1;
+    std::vector<std::string> names = {t["name"].get<std::string>()};
+    if (!t["alias"].is_null()) names.push_back(t["alias"].get<std::string>());
+    for (const auto& n : names) EXPECT_EQ(RunCli({"dump", "-q", "--stats", "--type", n, tiny}).code, 0) << n;
+  }
+  EXPECT_EQ(walcut, 8u);
+  EXPECT_GE(ignite, 60u);
+  auto text = RunCli({"dump", "--type", "list"});
+  EXPECT_EQ(Lines(text.out), j["types"].size());
+  EXPECT_NE(text.out.find("walcut  76 INCREMENTAL_SNAPSHOT_START_RECORD cut-start\n"), std::string::npos) << text.out;
+  EXPECT_EQ(RunCli({"dump", "--type", "nope", tiny}).code, 2);
+  auto with_path = RunCli({"dump", "--type", "list", "--stats", tiny});
+  EXPECT_EQ(with_path.code, 2);
+  EXPECT_NE(with_path.err.find("reads no PATH"), std::string::npos) << with_path.err;
+}
+
 TEST(DumpCli, MissingPathExitsThree) {
   auto r = RunCli({"dump", "/nonexistent/walcut"});
   EXPECT_EQ(r.code, 3);
