@@ -49,7 +49,7 @@ struct NodeIndexStream::Impl {
     options.light = true;
     options.more_follow = more_follow;
     options.after_index = after_index;
-    if (node_id && !node_id->IsNil()) options.node_id = node_id;
+    options.node_id = node_id;
     after_index = files.back().index;
     reader = wal::WalReader::OpenFiles(std::move(files), options, [this](const wal::Issue& i) { builder.OnIssue(i); });
     builder.set_reader(reader.get());
@@ -65,7 +65,10 @@ struct NodeIndexStream::Impl {
   }
 
   void EndOfReader() {
-    if (reader != nullptr) end = std::max(end, reader->end());
+    if (reader != nullptr) {
+      end = std::max(end, reader->end());
+      if (reader->node_id()) node_id = reader->node_id();  // the first header's node
+    }
     reader.reset();
   }
 
@@ -74,13 +77,13 @@ struct NodeIndexStream::Impl {
     c.resume_index = last.front().index;
     c.after_index = after_index;
     c.cuts_before = handed;
+    c.node_id = node_id;
     progress.end = end;  // saved as the state's; the reading shows it only at its end
     VarintWriter o;
     builder.Save(o);
     progress.end = {};
     c.state = std::move(o.s);
     checkpoint = std::move(c);
-    if (!progress.node_id.IsNil()) node_id = progress.node_id;
   }
 };
 
@@ -122,7 +125,7 @@ wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Resume(const std:
   impl->end = impl->progress.end;
   impl->progress.end = {};
   impl->after_index = from.after_index;
-  impl->node_id = impl->progress.node_id;
+  impl->node_id = from.node_id;
   impl->handed = from.cuts_before;
   auto files = wal::ListSegments(wal_dir);
   if (!files.ok()) return files.status();

@@ -117,6 +117,7 @@ struct IndexCheckpoint {
   std::string state;                    // the reading's state (index_state.cc)
   uint64_t resume_index = 0;            // the segment file reading resumes at
   std::optional<uint64_t> after_index;  // the file read just before it, if any
+  std::optional<wal::Uuid> node_id;     // the node every header read so far is held to
   uint64_t cuts_before = 0;             // cuts handed over before it
 };
 

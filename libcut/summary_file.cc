@@ -296,6 +296,8 @@ std::string EncodeResumeState(const ResumeState& r, const std::string& summary_b
   o.U(c.after_index ? 1 : 0);
   o.U(c.after_index.value_or(0));
   o.U(c.cuts_before);
+  o.U(c.node_id ? 1 : 0);
+  o.Id(c.node_id.value_or(wal::Uuid{}));
   o.Fixed64(XXH3_64bits(summary_bytes.data(), summary_bytes.size()));
   o.Str(c.state);
   o.U(r.kept_last_start);
@@ -318,6 +320,9 @@ wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::
     const uint64_t after_index = in.U();
     if (after) c.after_index = after_index;
     c.cuts_before = in.U();
+    const bool node = in.U(1, "a flag") == 1;
+    const wal::Uuid node_id = in.Id();
+    if (node) c.node_id = node_id;
     hash = in.Fixed64();
     c.state = in.Str(kMaxSummaryBytes, "the reading's state");
     r.kept_last_start = in.U();

@@ -335,6 +335,33 @@ TEST_F(AppendCli, EachAppendWritesWhatAWholeReadingWritesAndReadsOnlyTheNew) {
   }
 }
 
+// Damage before the checkpoint (another node's segment, a byte flipped) is reported by
+// the append as by a whole reading, and still is after more appends.
+TEST_F(AppendCli, DamageBeforeTheCheckpointStaysReportedAsAWholeReadingReportsIt) {
+  Grow(4);
+  std::vector<std::string> others;
+  for (const auto& e : std::filesystem::directory_iterator(dir_.path() + "/c/node-0/wal")) others.push_back(e.path().string());
+  std::sort(others.begin(), others.end());
+  const std::string second = live_ + "/wal/" + std::filesystem::path(files_[1]).filename().string();
+  std::filesystem::copy_file(others[1], second, std::filesystem::copy_options::overwrite_existing);
+  std::string third = Slurp(files_[2]);
+  third[third.size() / 2] ^= 0x40;
+  std::ofstream(live_ + "/wal/" + std::filesystem::path(files_[2]).filename().string(), std::ios::binary | std::ios::trunc)
+      << third;
+  for (size_t count : {4ul, 5ul, files_.size()}) {
+    for (size_t i = 4; i < count; ++i) {
+      std::filesystem::copy_file(files_[i], live_ + "/wal/" + std::filesystem::path(files_[i]).filename().string(),
+                                 std::filesystem::copy_options::overwrite_existing);
+    }
+    auto r = RunCli({"cuts", live_, "--summary", file_, "--append"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    auto whole = RunCli({"cuts", live_, "--summary", whole_});
+    EXPECT_EQ(Slurp(file_), Slurp(whole_)) << count << " files";
+    EXPECT_NE(whole.err.find("foreign segment"), std::string::npos) << whole.err;
+    EXPECT_NE(whole.err.find("corruption at"), std::string::npos) << whole.err;
+  }
+}
+
 TEST_F(AppendCli, AStateThatDoesNotFitIsNotUsedAndTheSummaryIsWrittenWhole) {
   Grow(3);
   ASSERT_EQ(RunCli({"cuts", live_, "-q", "--summary", file_, "--append"}).code, 0);
