@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // that then finds no WAL.
       auto c = cut::DecodeResumeState(text, "", "state");
       if (c.ok()) {
-        auto s = cut::NodeIndexStream::Resume("n", wal::WalLocation("/nonexistent-walcut-fuzz"), *c);
+        auto s = cut::NodeIndexStream::Resume("n", wal::WalLocation("/nonexistent-walcut-fuzz"), c->checkpoint);
         if (s.ok()) __builtin_trap();
       }
       break;
