@@ -235,10 +235,10 @@ void PutFrame(std::string* file, uint8_t kind, const std::string& raw) {
   std::string h;
   h.push_back(static_cast<char>(kind));
   h.push_back(static_cast<char>(codec));
-  PutLe(&h, 0, 2);
-  PutLe(&h, stored.size(), 4);
-  PutLe(&h, raw.size(), 4);
-  PutLe(&h, XXH3_64bits_withSeed(stored.data(), stored.size(), XXH3_64bits(h.data(), h.size())), 8);
+  wal::PutFixed16(&h, 0);
+  wal::PutFixed32(&h, static_cast<uint32_t>(stored.size()));
+  wal::PutFixed32(&h, static_cast<uint32_t>(raw.size()));
+  wal::PutFixed64(&h, XXH3_64bits_withSeed(stored.data(), stored.size(), XXH3_64bits(h.data(), h.size())));
   file->append(h);
   file->append(stored);
 }
@@ -373,8 +373,8 @@ class BinaryStream : public SummaryStream {
     if (source_->size() < kFileHeader) return Stop(Damage(0, "shorter than its header", true));
     std::string h;
     if (auto s = source_->Read(0, kFileHeader, &h); !s.ok()) return Stop(s);
-    if (std::memcmp(h.data(), kStateMagic, sizeof kStateMagic) != 0 || GetLe(h.data() + 8, 4) != kStateSchema ||
-        GetLe(h.data() + 12, 4) != 0) {
+    if (std::memcmp(h.data(), kStateMagic, sizeof kStateMagic) != 0 || wal::DecodeFixed32(h.data() + 8) != kStateSchema ||
+        wal::DecodeFixed32(h.data() + 12) != 0) {
       return Stop(Damage(0, "not a walcut resume state of schema 1", false));
     }
     offset_ = kFileHeader;
@@ -393,8 +393,8 @@ class BinaryStream : public SummaryStream {
     std::string h;
     if (auto s = source_->Read(0, kFileHeader, &h); !s.ok()) return Stop(s);
     if (!LooksBinary(h)) return Stop(Damage(0, "not a walcut node summary", false));
-    const uint64_t schema = GetLe(h.data() + 8, 4);
-    if (schema != kSchema || GetLe(h.data() + 12, 4) != 0) {
+    const uint64_t schema = wal::DecodeFixed32(h.data() + 8);
+    if (schema != kSchema || wal::DecodeFixed32(h.data() + 12) != 0) {
       return Stop(wal::Status::Corruption(
           fmt::format("\"{}\": a walcut node summary of schema {}, which this walcut does not read (it reads 1 and 2)",
                       origin_, schema)));
@@ -481,14 +481,14 @@ class BinaryStream : public SummaryStream {
     }
     const uint8_t k = static_cast<uint8_t>(h[0]);
     const uint8_t codec = static_cast<uint8_t>(h[1]);
-    const uint64_t stored = GetLe(h.data() + 4, 4);
-    const uint64_t raw = GetLe(h.data() + 8, 4);
+    const uint64_t stored = wal::DecodeFixed32(h.data() + 4);
+    const uint64_t raw = wal::DecodeFixed32(h.data() + 8);
     std::string bad;
     if (k != kind) {
       bad = fmt::format("a frame of kind {} where {} (kind {}) belongs", k, what, kind);
     } else if (codec != kStored && codec != kLz4) {
       bad = fmt::format("{}: unknown codec {}", what, codec);
-    } else if (GetLe(h.data() + 2, 2) != 0) {
+    } else if (wal::DecodeFixed16(h.data() + 2) != 0) {
       bad = fmt::format("{}: reserved header bytes are not zero", what);
     } else if (raw > kMaxRaw || (codec == kStored ? raw != stored : raw > stored * kMaxRatio + 16)) {
       bad = fmt::format("{}: {} bytes, from {} stored, are impossible", what, raw, stored);
@@ -507,7 +507,7 @@ class BinaryStream : public SummaryStream {
     }
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     const uint64_t sum = XXH3_64bits_withSeed(stored_.data(), stored_.size(), XXH3_64bits(h.data(), 12));
-    if (sum != GetLe(h.data() + 12, 8)) {
+    if (sum != wal::DecodeFixed64(h.data() + 12)) {
       Fail(Damage(offset_, fmt::format("{}: checksum mismatch", what), false));
       return false;
     }
@@ -562,8 +562,8 @@ std::string Encode(const NodeIndex& n) { return EncodeAfter(n, {}, 0, 0, nullptr
 std::string EncodeAfter(const NodeIndex& n, std::string_view frames, uint64_t kept, uint64_t kept_last_start,
                         const CutOnNode* last_kept) {
   std::string file(kMagic, sizeof kMagic);
-  PutLe(&file, kSchema, 4);
-  PutLe(&file, 0, 4);
+  wal::PutFixed32(&file, kSchema);
+  wal::PutFixed32(&file, 0);
   PutFrame(&file, kNodeFrame,
            EncodeNode(n, kept + n.cuts.size(), std::max(kept_last_start, LastStartTs(n.cuts))));
   file.append(frames);
@@ -585,7 +585,7 @@ wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, c
   for (uint64_t k = 0; k <= count; ++k) {  // the node's frame, then `count` cut frames
     if (file.size() - at < kFrameHeader) return bad(at, "cut short");
     if (static_cast<uint8_t>(file[at]) != (k == 0 ? kNodeFrame : kCutFrame)) return bad(at, "a frame of another kind");
-    const uint64_t stored = GetLe(file.data() + at + 4, 4);
+    const uint64_t stored = wal::DecodeFixed32(file.data() + at + 4);
     if (stored > file.size() - at - kFrameHeader) return bad(at, "cut short");
     at += kFrameHeader + stored;
     if (k == 0) begin = at;
@@ -635,8 +635,8 @@ CutOnNode GetCut(VarintReader& in) {
 
 std::string EncodeStateFile(const std::string& raw) {
   std::string file(kStateMagic, sizeof kStateMagic);
-  PutLe(&file, kStateSchema, 4);
-  PutLe(&file, 0, 4);
+  wal::PutFixed32(&file, kStateSchema);
+  wal::PutFixed32(&file, 0);
   PutFrame(&file, kStateFrame, raw);
   return file;
 }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "libwal/coding.h"
 #include "libwal/ids.h"
 
 namespace cut {
@@ -19,15 +20,6 @@ namespace cut {
 struct CodecError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-inline void PutLe(std::string* s, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) s->push_back(static_cast<char>(v >> (8 * i)));
-}
-inline uint64_t GetLe(const char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
 
 class VarintWriter {
  public:
@@ -39,14 +31,14 @@ class VarintWriter {
     s.push_back(static_cast<char>(v));
   }
   void Z(int64_t v) { U((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
-  void Fixed64(uint64_t v) { PutLe(&s, v, 8); }
+  void Fixed64(uint64_t v) { wal::PutFixed64(&s, v); }
   void Str(std::string_view v) {
     U(v.size());
     s.append(v);
   }
   void Id(const wal::Uuid& u) {
-    PutLe(&s, u.hi, 8);
-    PutLe(&s, u.lo, 8);
+    wal::PutFixed64(&s, u.hi);
+    wal::PutFixed64(&s, u.lo);
   }
   void Ptr(const wal::Pointer& p) {
     U(p.segment);
@@ -87,7 +79,7 @@ class VarintReader {
   }
   uint64_t Fixed64() {
     if (left() < 8) throw CodecError("ends inside a fixed field");
-    const uint64_t v = GetLe(reinterpret_cast<const char*>(p_), 8);
+    const uint64_t v = wal::DecodeFixed64(reinterpret_cast<const char*>(p_));
     p_ += 8;
     return v;
   }
@@ -109,8 +101,8 @@ class VarintReader {
   wal::Uuid Id() {
     if (left() < 16) throw CodecError("ends inside an id");
     wal::Uuid u;
-    u.hi = GetLe(reinterpret_cast<const char*>(p_), 8);
-    u.lo = GetLe(reinterpret_cast<const char*>(p_) + 8, 8);
+    u.hi = wal::DecodeFixed64(reinterpret_cast<const char*>(p_));
+    u.lo = wal::DecodeFixed64(reinterpret_cast<const char*>(p_) + 8);
     p_ += 16;
     return u;
   }
