@@ -1,5 +1,6 @@
 #include "libcut/cut_feed.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -99,83 +100,136 @@ std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::stri
 
 namespace {
 
-class AheadFeedImpl : public CutFeed {
+// Runs the feeds given to it on a few threads, each feed a few cuts ahead of its
+// consumer: a worker takes the feed that has waited longest for room and reads one cut
+// of it. The check takes cut k of every node before cut k + 1 of any, so the feeds are
+// served in turn and no more threads than cores are busy decoding.
+class FeedPool : public std::enable_shared_from_this<FeedPool> {
  public:
-  explicit AheadFeedImpl(std::unique_ptr<CutFeed> inner) : inner_(std::move(inner)) {
-    thread_ = std::thread([this] { Run(); });
-  }
-  ~AheadFeedImpl() override {
+  explicit FeedPool(size_t threads) : threads_(threads) {}
+  ~FeedPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    for (auto& t : workers_) t.join();
   }
-  bool Next(CutOnNode* out) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !queue_.empty() || done_; });
-    if (queue_.empty()) return false;
-    *out = std::move(queue_.front());
-    queue_.pop_front();
-    cv_.notify_all();
-    return true;
-  }
-  // The inner feed's reading, as of the cuts handed over so far.
-  NodeIndex Progress() override {
+
+  // One feed of the pool; its state is guarded by the pool's mutex.
+  class Feed : public CutFeed {
+   public:
+    Feed(std::shared_ptr<FeedPool> pool, std::unique_ptr<CutFeed> inner)
+        : pool_(std::move(pool)), inner_(std::move(inner)), progress_(inner_->Progress()),
+          last_start_(inner_->LastStartTs()) {}
+    ~Feed() override {
+      std::unique_lock<std::mutex> lock(pool_->mu_);
+      gone_ = true;
+      pool_->cv_.wait(lock, [&] { return !busy_; });
+      std::erase(pool_->ready_, this);
+    }
+    bool Next(CutOnNode* out) override {
+      std::unique_lock<std::mutex> lock(pool_->mu_);
+      pool_->cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+      if (queue_.empty()) return false;
+      *out = std::move(queue_.front());
+      queue_.pop_front();
+      pool_->Schedule(this);
+      return true;
+    }
+    // The inner feed's reading, as of the cuts handed over so far.
+    NodeIndex Progress() override {
+      std::lock_guard<std::mutex> lock(pool_->mu_);
+      return progress_;
+    }
+    std::vector<BaseSnapshot> Snapshots() override {
+      std::lock_guard<std::mutex> lock(pool_->mu_);
+      return progress_.snapshots;
+    }
+    uint64_t LastStartTs() override {
+      std::lock_guard<std::mutex> lock(pool_->mu_);
+      return last_start_;
+    }
+
+   private:
+    friend class FeedPool;
+    std::shared_ptr<FeedPool> pool_;  // the pool outlives its feeds
+    std::unique_ptr<CutFeed> inner_;
+    std::deque<CutOnNode> queue_;
+    NodeIndex progress_;
+    uint64_t last_start_ = 0;
+    bool done_ = false;
+    bool busy_ = false;    // a worker is reading it
+    bool queued_ = false;  // in ready_
+    bool gone_ = false;    // being destroyed
+  };
+
+  std::unique_ptr<CutFeed> Add(std::unique_ptr<CutFeed> inner) {
+    auto feed = std::make_unique<Feed>(shared_from_this(), std::move(inner));
     std::lock_guard<std::mutex> lock(mu_);
-    return progress_;
-  }
-  std::vector<BaseSnapshot> Snapshots() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return progress_.snapshots;
-  }
-  uint64_t LastStartTs() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return last_start_;
+    if (workers_.size() < threads_) workers_.emplace_back([this] { Run(); });
+    Schedule(feed.get());
+    return feed;
   }
 
  private:
-  static constexpr size_t kAhead = 2;
+  static constexpr size_t kAhead = 2;  // cuts read ahead of the consumer, per feed
+
+  // Queues `f` for a worker if it has room ahead and is not queued or read already.
+  // Called with mu_ held.
+  void Schedule(Feed* f) {
+    if (f->done_ || f->busy_ || f->queued_ || f->gone_ || f->queue_.size() >= kAhead) {
+      cv_.notify_all();
+      return;
+    }
+    f->queued_ = true;
+    ready_.push_back(f);
+    cv_.notify_all();
+  }
 
   void Run() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      progress_ = inner_->Progress();
-      last_start_ = inner_->LastStartTs();
-    }
-    CutOnNode c;
+    std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      const bool more = inner_->Next(&c);
-      NodeIndex p = inner_->Progress();
-      const uint64_t last_start = inner_->LastStartTs();
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return queue_.size() < kAhead || stop_; });
+      cv_.wait(lock, [&] { return !ready_.empty() || stop_; });
       if (stop_) return;
-      if (more) queue_.push_back(std::move(c));
-      progress_ = std::move(p);
-      last_start_ = last_start;
-      done_ = !more;
-      cv_.notify_all();
-      if (!more) return;
+      Feed* f = ready_.front();
+      ready_.pop_front();
+      f->queued_ = false;
+      f->busy_ = true;
+      lock.unlock();
+      CutOnNode c;
+      const bool more = f->inner_->Next(&c);
+      NodeIndex p = f->inner_->Progress();
+      const uint64_t last_start = f->inner_->LastStartTs();
+      lock.lock();
+      f->busy_ = false;
+      if (more) f->queue_.push_back(std::move(c));
+      f->progress_ = std::move(p);
+      f->last_start_ = last_start;
+      f->done_ = !more;
+      Schedule(f);
     }
   }
 
-  std::unique_ptr<CutFeed> inner_;
+  const size_t threads_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<CutOnNode> queue_;
-  NodeIndex progress_;
-  uint64_t last_start_ = 0;
-  bool done_ = false;
+  std::deque<Feed*> ready_;
   bool stop_ = false;
-  std::thread thread_;  // last: started once everything above exists
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace
 
 std::unique_ptr<CutFeed> AheadFeed(std::unique_ptr<CutFeed> inner) {
-  return std::make_unique<AheadFeedImpl>(std::move(inner));
+  return std::make_shared<FeedPool>(1)->Add(std::move(inner));
+}
+
+std::vector<std::unique_ptr<CutFeed>> AheadFeeds(std::vector<std::unique_ptr<CutFeed>> inner, size_t threads) {
+  auto pool = std::make_shared<FeedPool>(std::max<size_t>(threads, 1));
+  std::vector<std::unique_ptr<CutFeed>> out;
+  for (auto& f : inner) out.push_back(pool->Add(std::move(f)));
+  return out;
 }
 
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,

@@ -31,6 +31,10 @@ std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::stri
 // `inner` pulled on a thread of its own, a few cuts ahead of the consumer (for a feed
 // whose cuts cost work to produce, such as a summary file's decoding).
 std::unique_ptr<CutFeed> AheadFeed(std::unique_ptr<CutFeed> inner);
+// The feeds `inner` pulled by `threads` threads shared among them, each feed a few cuts
+// ahead of its consumer, the feeds served in turn (for many feeds of cheap cuts, such as
+// a cluster's summary files: fewer threads than feeds, their memory reused).
+std::vector<std::unique_ptr<CutFeed>> AheadFeeds(std::vector<std::unique_ptr<CutFeed>> inner, size_t threads);
 // A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
 // `tap` sees every record, on that thread.
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,

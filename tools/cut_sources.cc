@@ -3,7 +3,9 @@
 #include <sys/resource.h>
 
 #include <cctype>
+#include <algorithm>
 #include <iterator>
+#include <thread>
 
 #include "libcut/json_doc.h"
 #include "libcut/summary_file.h"
@@ -160,9 +162,12 @@ bool CheckFromSummaries(const std::vector<std::string>& files, const cut::Cluste
     }
     seen.emplace_back(node.node, node.order);
     damage.push_back(std::make_shared<wal::Status>());
-    feeds.push_back(cut::AheadFeed(cut::SummaryFeed(std::move(stream).value(), damage.back())));
+    feeds.push_back(cut::SummaryFeed(std::move(stream).value(), damage.back()));
   }
-  *out = cut::CheckClusterStreaming(std::move(feeds), cluster).report;
+  // As many decoding threads as cores, not one per file: the files are decoded in turn,
+  // in the order the check takes their cuts.
+  const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  *out = cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), threads), cluster).report;
   for (const auto& d : damage) {
     if (!d->ok()) {
       output.Error("{}", d->message());

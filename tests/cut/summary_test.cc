@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
 
+#include "libcut/cut_feed.h"
 #include "libcut/cut_index.h"
 #include "libcut/hash.h"
 #include "libcut/summary_file.h"
@@ -227,6 +229,71 @@ TEST(Summary, StreamHandsOverTheCutsBeforeDamageAndThenSaysWhere) {
 // A live node's WAL grows a record at a time: its prefixes are whole files and then a
 // last one cut anywhere (a torn tail). Reading each prefix by resuming from the previous
 // prefix's checkpoint must give exactly the index one reading of that prefix gives.
+// A feed of `cuts` numbered cuts that counts how far it has been read.
+class CountingFeed : public cut::CutFeed {
+ public:
+  CountingFeed(uint8_t node, size_t cuts, std::atomic<size_t>* read) : node_(node), cuts_(cuts), read_(read) {}
+  bool Next(cut::CutOnNode* out) override {
+    if (next_ == cuts_) return false;
+    *out = cut::CutOnNode();
+    out->id.hi = node_;
+    out->id.lo = next_++;
+    read_->fetch_add(1);
+    return true;
+  }
+  cut::NodeIndex Progress() override { return {}; }
+  std::vector<cut::BaseSnapshot> Snapshots() override { return {}; }
+  uint64_t LastStartTs() override { return next_; }
+
+ private:
+  uint8_t node_;
+  size_t cuts_;
+  size_t next_ = 0;
+  std::atomic<size_t>* read_;
+};
+
+// Feeds sharing two threads: each hands over its own cuts in order, whatever order the
+// consumer takes them in, stays a few cuts ahead (not the whole file), and can be dropped
+// before its end.
+TEST(Summary, FeedsSharingThreadsHandOverTheirOwnCutsInOrderAndStayAFewAhead) {
+  constexpr size_t kFeeds = 9, kCuts = 40;
+  std::vector<std::atomic<size_t>> read(kFeeds);
+  std::vector<std::unique_ptr<cut::CutFeed>> inner;
+  for (size_t i = 0; i < kFeeds; ++i) inner.push_back(std::make_unique<CountingFeed>(static_cast<uint8_t>(i), kCuts, &read[i]));
+  auto feeds = cut::AheadFeeds(std::move(inner), 2);
+  ASSERT_EQ(feeds.size(), kFeeds);
+  std::vector<size_t> taken(kFeeds, 0);
+  auto take = [&](size_t i) {
+    cut::CutOnNode c;
+    if (!feeds[i]->Next(&c)) return false;
+    EXPECT_EQ(c.id.hi, i);
+    EXPECT_EQ(c.id.lo, taken[i]) << "feed " << i;
+    ++taken[i];
+    EXPECT_LE(read[i].load(), taken[i] + 3) << "feed " << i << " read far ahead of its consumer";
+    return true;
+  };
+  // As the check takes them: cut k of every feed, then cut k + 1; feed 0 drained first,
+  // and feed 8 dropped half way.
+  while (take(0)) {
+  }
+  EXPECT_EQ(taken[0], kCuts);
+  for (size_t k = 0; k < kCuts; ++k) {
+    for (size_t i = 1; i < kFeeds; ++i) {
+      if (i == 8 && k == kCuts / 2) feeds[8].reset();
+      if (feeds[i] != nullptr) {
+        EXPECT_TRUE(take(i)) << "feed " << i << " cut " << k;
+      }
+    }
+  }
+  for (size_t i = 1; i < 8; ++i) {
+    cut::CutOnNode c;
+    EXPECT_FALSE(feeds[i]->Next(&c)) << "feed " << i;
+    EXPECT_EQ(taken[i], kCuts);
+    EXPECT_EQ(feeds[i]->LastStartTs(), kCuts);
+  }
+  EXPECT_LT(read[8].load(), kCuts);
+}
+
 TEST(Summary, ResumedReadingsGiveTheIndexOfOneReading) {
   TempDir dir;
   const sim::SimConfig cfg = Small(dir.path() + "/c", 3, 3000, 8, 11, 64 << 10);
