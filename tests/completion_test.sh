@@ -44,6 +44,7 @@ trap 'rm -rf "$scratch"' EXIT
 ids=$("$walcut" cuts --json "$scratch/c" | grep -o '"id":"[0-9a-f-]*"' | cut -d'"' -f4 | tr '\n' ' ')
 [ -n "$ids" ] || { echo "the scratch cluster has no cut"; fail=1; }
 expect "${ids% }" "$walcut" check "$scratch/c" --cut ""
+expect "${ids% }" "$walcut" prune "$scratch/c" --before ""
 first=${ids%% *}
 # The directory may come after the word completed.
 COMP_WORDS=("$walcut" restore --cut "${first:0:8}" "$scratch/c"); COMP_CWORD=3; _walcut

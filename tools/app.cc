@@ -44,6 +44,7 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
   RegisterCuts(app, ctx);
   RegisterCheck(app, ctx);
   RegisterGaps(app, ctx);
+  RegisterPrune(app, ctx);
   RegisterRestore(app, ctx);
   RegisterVerify(app, ctx);
   RegisterTxs(app, ctx);

@@ -55,7 +55,11 @@ std::string BashScript(const CLI::App& app) {
     for (const CLI::Option* opt : sub->get_options()) {
       std::string v = Values(*opt);
       if (name == "dump" && opt->check_lname("type")) v = TypeNames();
-      if (opt->check_lname("cut")) cut_commands += (cut_commands.empty() ? "\"" : "|\"") + name + " --cut\"";
+      for (const char* takes_cut : {"cut", "before"}) {
+        if (opt->check_lname(takes_cut)) {
+          cut_commands += (cut_commands.empty() ? "\"" : "|\"") + name + " --" + takes_cut + "\"";
+        }
+      }
       if (v.empty()) continue;
       if (opt->get_lnames().empty()) {
         positional += "    " + name + ") vals=\"" + v + "\" ;;\n";

@@ -66,6 +66,7 @@ void RegisterData(CLI::App& app, CommandContext& ctx);
 void RegisterCuts(CLI::App& app, CommandContext& ctx);
 void RegisterCheck(CLI::App& app, CommandContext& ctx);
 void RegisterGaps(CLI::App& app, CommandContext& ctx);
+void RegisterPrune(CLI::App& app, CommandContext& ctx);
 void RegisterRestore(CLI::App& app, CommandContext& ctx);
 void RegisterVerify(CLI::App& app, CommandContext& ctx);
 void RegisterCompletion(CLI::App& app, CommandContext& ctx);

@@ -22,8 +22,16 @@ class CrashAfterBytes : public wal::WriteHook {
   uint64_t budget_;
 };
 
-// Installs a CrashAfterBytes when WALCUT_FAULT_WRITE_BYTES holds a number (0 or more);
-// a value that is not one is ignored.
+// The crash-test hook of WALCUT_FAULT_REMOVE_FILES (walcut(1), ENVIRONMENT): `prune
+// --apply` ends at once with status 75 once it has removed or moved N files. A negative
+// budget (the default) is none.
+void SetRemovalBudget(int64_t files);
+// Called before each file is removed or moved: ends the process when N are done.
+void BeforeRemoval();
+
+// Installs a CrashAfterBytes when WALCUT_FAULT_WRITE_BYTES holds a number (0 or more),
+// and the removal budget of WALCUT_FAULT_REMOVE_FILES; a value that is not a number is
+// ignored.
 void InstallCrashHookFromEnvironment();
 
 }  // namespace tools

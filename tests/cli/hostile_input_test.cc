@@ -192,9 +192,9 @@ TEST(HostileInput, UnknownCommandsAndHelp) {
   auto bogus = RunCli({"bogus"});
   EXPECT_EQ(bogus.code, 2);
   EXPECT_NE(bogus.err.find("unknown command \"bogus\""), std::string::npos) << bogus.err;
-  auto prune = RunCli({"prune", "--help"});
-  EXPECT_EQ(prune.code, 2);
-  EXPECT_TRUE(prune.out.empty());
+  auto expire = RunCli({"expire", "--help"});
+  EXPECT_EQ(expire.code, 2);
+  EXPECT_TRUE(expire.out.empty());
   auto help = RunCli({"help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("restore"), std::string::npos);
