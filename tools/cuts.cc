@@ -7,6 +7,7 @@
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/cut_sources.h"
+#include "tools/increments.h"
 #include "tools/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/record_format.h"
@@ -195,10 +196,18 @@ void PointerOrNull(JsonWriter& j, const char* key, bool has, const wal::Pointer&
   }
 }
 
-void CutsJson(const cut::ClusterReport& report, fmt::memory_buffer* b) {
+// What the listing adds to each cut: its increment's window, and whether it can be
+// restored now (unknown for inputs restore does not take).
+struct Listing {
+  std::vector<std::optional<IncrementWindow>> windows;
+  std::optional<std::vector<Restorable>> restorable;
+};
+
+void CutsJson(const cut::ClusterReport& report, const Listing& l, fmt::memory_buffer* b) {
   JsonWriter j(b);
   j.BeginObject().Field("schema", 1).Key("cuts").BeginArray();
-  for (const auto& c : report.cuts) {
+  for (size_t i = 0; i < report.cuts.size(); ++i) {
+    const auto& c = report.cuts[i];
     j.BeginObject().Field("id", c.id.ToString()).Key("increment");
     if (c.increment) {
       j.Uint(*c.increment);
@@ -213,15 +222,44 @@ void CutsJson(const cut::ClusterReport& report, fmt::memory_buffer* b) {
       PointerOrNull(j, "finish", n.has_finish, n.finish);
       j.Field("before", n.before).Field("after", n.after).EndObject();
     }
-    j.EndArray().EndObject();
+    j.EndArray().Key("window");
+    if (i < l.windows.size() && l.windows[i]) {
+      const IncrementWindow& w = *l.windows[i];
+      j.BeginObject();
+      if (w.to_ts != 0) {
+        j.Field("from_ts", w.from_ts).Field("to_ts", w.to_ts);
+      } else {
+        j.Key("from_ts").Null().Key("to_ts").Null();
+      }
+      j.Field("records", w.records);
+      j.Field("bytes", w.bytes).Field("commits", w.commits).EndObject();
+    } else {
+      j.Null();
+    }
+    j.Key("restorable");
+    if (l.restorable) {
+      j.Bool((*l.restorable)[i].ok);
+      if (!(*l.restorable)[i].ok) j.Field("not_restorable", (*l.restorable)[i].why);
+    } else {
+      j.Null();
+    }
+    j.EndObject();
   }
   j.EndArray().EndObject();
   b->push_back('\n');
 }
 
-void CutsText(const cut::ClusterReport& report, fmt::memory_buffer* b) {
+std::string Size(uint64_t n) {
+  if (n >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1 << 30));
+  if (n >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
+  if (n >= 1024) return fmt::format("{:.1f} KiB", static_cast<double>(n) / 1024);
+  return fmt::format("{} B", n);
+}
+
+void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
-  for (const auto& c : report.cuts) {
+  for (size_t i = 0; i < report.cuts.size(); ++i) {
+    const auto& c = report.cuts[i];
     fmt::format_to(it, "{}\n", CutHeadline(c));
     fmt::format_to(it, "  started ");
     AppendTimestamp(b, c.start_ts);
@@ -232,6 +270,22 @@ void CutsText(const cut::ClusterReport& report, fmt::memory_buffer* b) {
       fmt::format_to(it, "  {:<12} start {:<14} finish {:<14} before {:>5} after {:>5}\n", n.node,
                      n.has_start ? n.start.ToString() : "-", n.has_finish ? n.finish.ToString() : "-", n.before,
                      n.after);
+    }
+    if (i < l.windows.size() && l.windows[i]) {
+      const IncrementWindow& w = *l.windows[i];
+      fmt::format_to(it, "  increment");
+      if (w.to_ts != 0) {  // Ignite's cut records carry no time
+        fmt::format_to(it, " from ");
+        AppendTimestamp(b, w.from_ts);
+        fmt::format_to(it, " to ");
+        AppendTimestamp(b, w.to_ts);
+      }
+      fmt::format_to(it, ": {} records, {} of WAL, {} commits", w.records, Size(w.bytes), w.commits);
+      if (l.restorable) {
+        const Restorable& r = (*l.restorable)[i];
+        fmt::format_to(it, "; {}", r.ok ? std::string("restorable") : "not restorable: " + r.why);
+      }
+      fmt::format_to(it, "\n");
     }
   }
   size_t consistent = 0;
@@ -244,13 +298,26 @@ void CutsText(const cut::ClusterReport& report, fmt::memory_buffer* b) {
 int RunCuts(const CutsOptions& o, Output& output) {
   int code = kExitOk;
   cut::ClusterReport report;
+  Listing listing;
   if (!o.summary_out.empty() && o.append) return AppendSummary(o, output);
   if (o.summary_out.empty() && o.svg_out.empty()) {
-    // Listing only: cut by cut, in bounded memory.
+    // Listing only: cut by cut, in bounded memory, each record counted on the way.
+    auto resolved = ResolveWalInputs(o.paths);
+    auto tally = std::make_shared<WalTally>(resolved.ok() ? resolved->nodes.size() : 0);
+    WalCheck how;
+    how.tap = [tally](size_t i) { return tally->Tap(i); };
     cut::StreamedCluster streamed;
-    if (!CheckFromWal(o.paths, WalCheck{}, output, &streamed, &code)) return code;
+    WalInputs inputs;
+    if (!CheckFromWal(o.paths, how, output, &streamed, &code, &inputs)) return code;
     report = std::move(streamed.report);
     PrintNodeProblems(report, output);
+    std::vector<cut::NodeIndex> indexes = InInputOrder(inputs, std::move(streamed.nodes));
+    std::map<std::string, size_t> node_of;
+    for (size_t i = 0; i < inputs.nodes.size(); ++i) node_of[inputs.nodes[i].node] = i;
+    if (resolved.ok() && inputs.nodes.size() == resolved->nodes.size()) {
+      listing.windows = IncrementWindows(report, indexes, *tally, node_of);
+    }
+    if (o.paths.size() == 1) listing.restorable = RestorableCuts(o.paths[0], inputs, indexes, report);
   } else {
     std::vector<cut::NodeIndex> indexes;
     std::optional<cut::ClusterInfo> cluster;
@@ -270,9 +337,9 @@ int RunCuts(const CutsOptions& o, Output& output) {
   fmt::memory_buffer b;
   if (o.quiet) {
   } else if (o.json) {
-    CutsJson(report, &b);
+    CutsJson(report, listing, &b);
   } else {
-    CutsText(report, &b);
+    CutsText(report, listing, &b);
   }
   output.out->Write(std::string_view(b.data(), b.size()));
   return report.problems.empty() ? kExitOk : kExitProblems;

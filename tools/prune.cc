@@ -12,9 +12,9 @@
 #include <map>
 
 #include "libwal/file_io.h"
-#include "recovery/restore.h"
 #include "tools/crash_hook.h"
 #include "tools/cut_sources.h"
+#include "tools/increments.h"
 #include "tools/inputs.h"
 #include "tools/json_writer.h"
 
@@ -325,22 +325,13 @@ int RunPrune(const PruneOptions& o, Output& output) {
 
   // Which cuts are restorable now, and where each node's range of each begins.
   std::vector<CutFate> fates(report.cuts.size());
+  const auto restorable = RestorableCuts(o.dir, inputs, indexes, report);
   for (size_t i = 0; i < report.cuts.size(); ++i) {
-    CutFate& f = fates[i];
-    f.index = i;
-    const auto& c = report.cuts[i];
-    if (c.status != cut::CutStatus::kConsistent) {
-      f.not_restorable = fmt::format("{}", cut::CutStatusName(c.status));
-      continue;
-    }
-    auto plan = ignite ? recovery::PlanIgniteRestore(ignite_wals, indexes, report, i, {})
-                       : recovery::PlanRestore(o.dir, indexes, report, i, {});
-    if (!plan.ok()) {
-      f.not_restorable = plan.status().message();
-      continue;
-    }
-    f.restorable = true;
-    for (const auto& np : plan->nodes) f.from.emplace_back(np.node, np.from.segment);
+    fates[i].index = i;
+    if (!restorable) continue;
+    fates[i].restorable = (*restorable)[i].ok;
+    fates[i].not_restorable = (*restorable)[i].why;
+    fates[i].from = (*restorable)[i].from;
   }
   size_t first = report.cuts.size();
   if (!FirstKept(o, report, fates, indexes, output, &first, &code)) return code;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "libwal/segment_file.h"
+#include "libwal/wal_reader.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 #include "tools/crash_hook.h"
@@ -216,6 +217,82 @@ TEST_F(Prune, MovesWithoutOverwritingAndAgainIsANoOp) {
     }
   }
   EXPECT_EQ(Json({"prune", "--json", "--keep-increments", "2", "--apply", "--move-to", moved, c_})["files"], 0);
+}
+
+// `cuts`: each increment's window counts the records from the previous increment's
+// Finish record (or the base snapshot's record) to its own, on each node, and says
+// whether restore would take it now.
+using IncrementWindows = Prune;
+
+TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
+  auto listing = Json({"cuts", "--json", c_});
+  // Independently: each node's records, read here, between the boundaries.
+  std::map<std::string, std::vector<std::pair<wal::Pointer, bool>>> records;  // node -> (ptr, COMMITTED tx)
+  std::map<std::string, std::map<std::string, wal::Pointer>> bases;           // node -> name -> record
+  for (const char* node : {"node-0", "node-1", "node-2", "node-3"}) {
+    auto reader = wal::WalReader::OpenDirectory(c_ + "/" + node + "/wal", {}, nullptr);
+    ASSERT_TRUE(reader.ok());
+    const wal::Record* r = nullptr;
+    while ((*reader)->Next(&r)) {
+      const bool commit = r->type == static_cast<uint8_t>(wal::RecordType::kTx) &&
+                          r->decoded.tx.state == wal::TxState::kCommitted;
+      records[node].emplace_back(r->ptr, commit);
+      if (r->type == static_cast<uint8_t>(wal::RecordType::kClusterSnapshot)) {
+        bases[node][std::string(r->decoded.snapshot.name)] = r->ptr;
+      }
+    }
+  }
+  std::map<std::string, std::map<std::string, wal::Pointer>> last;  // base -> node -> previous Finish
+  size_t windows = 0;
+  uint64_t last_to = 0;
+  std::string last_base;
+  for (const auto& c : listing["cuts"]) {
+    ASSERT_EQ(c["status"], "consistent");
+    ASSERT_TRUE(c["window"].is_object()) << c;
+    EXPECT_TRUE(c["restorable"].get<bool>()) << c;
+    const std::string base = c["base"];
+    const auto& w = c["window"];
+    if (base == last_base) {
+      EXPECT_EQ(w["from_ts"].get<uint64_t>(), last_to) << "windows of one base follow each other";
+    }
+    EXPECT_LT(w["from_ts"].get<uint64_t>(), w["to_ts"].get<uint64_t>());
+    last_to = w["to_ts"].get<uint64_t>();
+    last_base = base;
+    uint64_t want_records = 0, want_commits = 0;
+    for (const auto& n : c["nodes"]) {
+      const std::string node = n["node"];
+      const wal::Pointer finish = *wal::Pointer::Parse(n["finish"].get<std::string>());
+      const wal::Pointer from = last[base].count(node) ? last[base][node] : bases[node].at(base);
+      for (const auto& [ptr, commit] : records[node]) {
+        if (from < ptr && !(finish < ptr)) {
+          ++want_records;
+          want_commits += commit;
+        }
+      }
+      last[base][node] = finish;
+    }
+    EXPECT_EQ(w["records"].get<uint64_t>(), want_records) << c["id"];
+    EXPECT_EQ(w["commits"].get<uint64_t>(), want_commits) << c["id"];
+    EXPECT_GT(w["bytes"].get<uint64_t>(), want_records * 8) << c["id"];
+    ++windows;
+  }
+  EXPECT_EQ(windows, 6u);
+  // The base "base" gone from one node: its increments are not restorable, and say why.
+  fs::remove_all(c_ + "/node-2/snapshots/base");
+  for (const auto& c : Json({"cuts", "--json", c_})["cuts"]) {
+    if (c["base"] == "base") {
+      EXPECT_FALSE(c["restorable"].get<bool>()) << c;
+      EXPECT_NE(c["not_restorable"].get<std::string>().find("node-2"), std::string::npos) << c;
+    } else {
+      EXPECT_TRUE(c["restorable"].get<bool>()) << c;
+    }
+  }
+  auto text = RunCli({"cuts", c_});
+  EXPECT_NE(text.out.find("; not restorable: "), std::string::npos) << text.out;
+  // Node directories one by one are not what restore takes: unknown.
+  for (const auto& c : Json({"cuts", "--json", c_ + "/node-0", c_ + "/node-1"})["cuts"]) {
+    EXPECT_TRUE(c["restorable"].is_null()) << c;
+  }
 }
 
 TEST(PruneUsage, BadCombinationsAndNamesAreUsageErrors) {

@@ -1,0 +1,110 @@
+#include "tools/increments.h"
+
+#include "recovery/restore.h"
+
+namespace tools {
+
+std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const WalInputs& inputs,
+                                                      const std::vector<cut::NodeIndex>& indexes,
+                                                      const cut::ClusterReport& report) {
+  std::map<std::string, wal::WalLocation> ignite_wals;
+  for (const auto& in : inputs.nodes) {
+    if (IsIgniteInput(in) && !in.wal_dir.empty()) ignite_wals[in.node] = in.wal_dir;
+  }
+  const bool ignite = !ignite_wals.empty();
+  if (ignite ? ignite_wals.size() != inputs.nodes.size() : !inputs.cluster) return std::nullopt;
+  std::vector<Restorable> out(report.cuts.size());
+  for (size_t i = 0; i < report.cuts.size(); ++i) {
+    const auto& c = report.cuts[i];
+    if (c.status != cut::CutStatus::kConsistent) {
+      out[i].why = cut::CutStatusName(c.status);
+      continue;
+    }
+    auto plan = ignite ? recovery::PlanIgniteRestore(ignite_wals, indexes, report, i, {})
+                       : recovery::PlanRestore(dir, indexes, report, i, {});
+    if (!plan.ok()) {
+      out[i].why = plan.status().message();
+      continue;
+    }
+    out[i].ok = true;
+    for (const auto& np : plan->nodes) out[i].from.emplace_back(np.node, np.from.segment);
+  }
+  return out;
+}
+
+WalTally::WalTally(size_t nodes) {
+  for (size_t i = 0; i < nodes; ++i) nodes_.push_back(std::make_unique<Node>());
+}
+
+cut::RecordTap WalTally::Tap(size_t i) {
+  if (i >= nodes_.size()) return nullptr;
+  Node* n = nodes_[i].get();
+  return [n](const wal::Record& r) {
+    ++n->now.records;
+    n->now.bytes += r.size;
+    switch (static_cast<wal::RecordType>(r.type)) {
+      case wal::RecordType::kTx:
+        if (r.tx.state == wal::TxState::kCommitted) ++n->now.commits;
+        break;
+      case wal::RecordType::kCutFinish: {
+        const wal::Uuid& id = r.decoded.cut_finish.cut_id;
+        n->finish.emplace(std::make_pair(id.hi, id.lo), n->now);  // the first, as the index takes it
+        break;
+      }
+      case wal::RecordType::kClusterSnapshot:
+        n->bases.push_back({{std::string(r.decoded.snapshot.name), r.ptr}, n->now});
+        break;
+      default:
+        break;
+    }
+  };
+}
+
+std::vector<std::optional<IncrementWindow>> IncrementWindows(const cut::ClusterReport& report,
+                                                             const std::vector<cut::NodeIndex>& indexes,
+                                                             const WalTally& tally,
+                                                             const std::map<std::string, size_t>& node_of) {
+  std::vector<std::optional<IncrementWindow>> out(report.cuts.size());
+  std::map<std::string, size_t> last;  // base -> its last consistent cut so far
+  for (size_t i = 0; i < report.cuts.size(); ++i) {
+    const auto& c = report.cuts[i];
+    if (c.status != cut::CutStatus::kConsistent || c.base.empty()) continue;
+    IncrementWindow w;
+    w.to_ts = c.finish_ts;
+    const auto prev = last.find(c.base);
+    const cut::CutReport* p = prev == last.end() ? nullptr : &report.cuts[prev->second];
+    if (p != nullptr) {
+      w.from_ts = p->finish_ts;
+    } else {
+      for (const auto& idx : indexes) {
+        for (const auto& s : idx.snapshots) {
+          if (s.name == c.base && s.timestamp <= c.finish_ts) w.from_ts = std::max(w.from_ts, s.timestamp);
+        }
+      }
+    }
+    for (const auto& row : c.nodes) {
+      const auto k = node_of.find(row.node);
+      if (k == node_of.end() || !row.has_finish) continue;
+      const WalTally::Node& n = tally.node(k->second);
+      const auto end = n.finish.find({c.id.hi, c.id.lo});
+      if (end == n.finish.end()) continue;
+      WalTally::Counts begin;
+      const auto from = p == nullptr ? n.finish.end() : n.finish.find({p->id.hi, p->id.lo});
+      if (from != n.finish.end()) {
+        begin = from->second;
+      } else {
+        for (const auto& [base, counts] : n.bases) {
+          if (base.first == c.base && base.second < row.finish) begin = counts;
+        }
+      }
+      w.records += end->second.records - begin.records;
+      w.bytes += end->second.bytes - begin.bytes;
+      w.commits += end->second.commits - begin.commits;
+    }
+    out[i] = w;
+    last[c.base] = i;
+  }
+  return out;
+}
+
+}  // namespace tools

@@ -1,0 +1,72 @@
+// What each increment of a cluster holds and whether it can be restored now: the time it
+// covers, the WAL of its range on every node, and the plan restore would make (`cuts`
+// shows them; `prune` keeps what the restorable ones need).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "libcut/cluster_check.h"
+#include "libcut/cut_index.h"
+#include "tools/inputs.h"
+
+namespace tools {
+
+// Whether a cut could be restored now: restore's plan (the cut consistent, its base
+// snapshot's snapshot.json and partition files on every node of the cut, its record
+// where snapshot.json says, every segment from there to the Finish record present and
+// free of the damage the reading found), short of reading the partition files.
+struct Restorable {
+  bool ok = false;
+  std::string why;                                     // when not
+  std::vector<std::pair<std::string, uint64_t>> from;  // per node: the segment its replay begins at
+};
+
+// Of every cut of `report`; nullopt when `inputs` are not one cluster directory (`dir`)
+// or Apache Ignite's WAL, whose cuts restore does not take.
+std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const WalInputs& inputs,
+                                                      const std::vector<cut::NodeIndex>& indexes,
+                                                      const cut::ClusterReport& report);
+
+// Counts the records of each node's WAL as they are read (through WalCheck::tap), and
+// keeps the counts at each Finish record and each base snapshot's record.
+class WalTally {
+ public:
+  struct Counts {
+    uint64_t records = 0, bytes = 0, commits = 0;  // commits: COMMITTED TX_RECORDs
+  };
+  explicit WalTally(size_t nodes);
+  // The tap of the i-th node of the inputs (called on its reading thread).
+  cut::RecordTap Tap(size_t i);
+
+  struct Node {
+    Counts now;
+    std::map<std::pair<uint64_t, uint64_t>, Counts> finish;                // by cut id (hi, lo)
+    std::vector<std::pair<std::pair<std::string, wal::Pointer>, Counts>> bases;  // name, record
+  };
+  const Node& node(size_t i) const { return *nodes_[i]; }
+
+ private:
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+// The increment of a consistent cut with a base: from the previous consistent cut of the
+// same base (or the base snapshot) to this cut's Finish record.
+struct IncrementWindow {
+  uint64_t from_ts = 0, to_ts = 0;               // the time it covers
+  uint64_t records = 0, bytes = 0, commits = 0;  // of its range, summed over the nodes
+};
+
+// Per cut of `report` (nullopt for the others). `node_of` maps a node name to its index
+// among the tally's nodes.
+std::vector<std::optional<IncrementWindow>> IncrementWindows(const cut::ClusterReport& report,
+                                                             const std::vector<cut::NodeIndex>& indexes,
+                                                             const WalTally& tally,
+                                                             const std::map<std::string, size_t>& node_of);
+
+}  // namespace tools
