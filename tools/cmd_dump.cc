@@ -1,9 +1,11 @@
 #include <cctype>
 #include <memory>
+#include <tuple>
 
 #include "libwal/ignite_record.h"
 #include "libwal/record.h"
 #include "tools/command.h"
+#include "tools/time_target.h"
 #include "tools/dump.h"
 #include "tools/json_writer.h"
 
@@ -15,7 +17,7 @@ struct DumpArgs {
   CommonFlags common;
   std::vector<std::string> types;
   bool list_types = false;  // --type list
-  std::string tx, key, cut, from, to, values = "show";
+  std::string tx, key, cut, from, to, since, until, values = "show";
   int64_t partition = -1;
   int64_t limit = -1;
   double follow_idle = -1;
@@ -56,6 +58,19 @@ std::string Validate(DumpArgs& a) {
   if (!a.from.empty()) {
     o.from = wal::Pointer::Parse(a.from);
     if (!o.from) errors.push_back(fmt::format("--from: \"{}\" is not a pointer (SEG:OFF)", a.from));
+  }
+  for (auto [flag, text, out] : {std::make_tuple("--since", &a.since, &o.since),
+                                  std::make_tuple("--until", &a.until, &o.until)}) {
+    if (text->empty()) continue;
+    TimeTarget t;
+    std::string why;
+    if (!ParseTimeTarget(*text, &t, &why)) {
+      errors.push_back(fmt::format("{}: \"{}\": {}", flag, *text, why));
+    } else if (t.relative) {
+      errors.push_back(fmt::format("{}: \"{}\": dump takes seconds or an ISO 8601 time, not a time back", flag, *text));
+    } else {
+      *out = t.at;
+    }
   }
   if (!a.to.empty()) {
     o.to = wal::Pointer::Parse(a.to);
@@ -130,6 +145,11 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
   sub->add_option("--cut", args->cut, "Only cut records whose cut id starts with this (a whole id or a prefix)");
   sub->add_option("--from", args->from, "Start at this pointer (SEG:OFF)");
   sub->add_option("--to", args->to, "Stop before this pointer (SEG:OFF)");
+  sub->add_option("--since", args->since,
+                  "Only records of this time or later: seconds, or an ISO 8601 time (a record without a "
+                  "time of its own has the time of the one before it)")
+      ->type_name("T");
+  sub->add_option("--until", args->until, "Only records of this time or earlier (as --since)")->type_name("T");
   AddWhole(sub, "--limit", &args->limit, 0, INT64_MAX, "Print at most N records (counted after filters)");
   sub->add_option("--values", args->values, "Show values, hide them, or print their XXH3 hash")
       ->check(CLI::IsMember({"show", "hide", "hash"}));

@@ -11,7 +11,7 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   auto common = std::make_shared<CommonFlags>();
   auto cut = std::make_shared<std::string>();
   auto increment = std::make_shared<int64_t>(-1);
-  auto time = std::make_shared<double>(-1);
+  auto time = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("restore", "Restore every node's data to a consistent cut");
   sub->add_option("DIR", o->dir, "A cluster directory, or Apache Ignite's WAL (a work directory, or a directory of them)")
       ->required();
@@ -19,9 +19,16 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   sub->add_option("-o,--output", o->out, "Restored directory to create (must not exist or be empty)");
   auto* c = sub->add_option("--cut", *cut, "The cut to restore (an id or a unique prefix)");
   auto* i = AddWhole(sub, "--increment", increment.get(), 1, UINT32_MAX,
-                     "The consistent cut that is increment N of the latest base");
+                     "The consistent cut that is increment N of the latest base (or of --snapshot)");
   auto* l = sub->add_flag("--latest", o->latest, "The latest consistent cut");
-  auto* t = AddReal(sub, "--time", time.get(), 0, 1e12, "The latest consistent cut finished at or before T seconds");
+  auto* t = sub->add_option("--time", *time,
+                            "The latest consistent cut finished at or before T: seconds, an ISO 8601 time, or back "
+                            "from the WALs' latest time (-3h)")
+                ->type_name("T");
+  auto* snap = sub->add_option("--snapshot", o->snapshot,
+                               "Only the increments of this base snapshot (with --increment, --latest or --time)")
+                   ->type_name("NAME");
+  snap->excludes(c);
   c->excludes(i)->excludes(l)->excludes(t);
   i->excludes(l)->excludes(t);
   l->excludes(t);
@@ -35,9 +42,15 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
     o->quiet = common->quiet;
     if (!cut->empty()) o->cut = *cut;
     if (*increment >= 0) o->increment = static_cast<uint32_t>(*increment);
-    if (*time >= 0) o->time = *time;
+    if (!time->empty()) {
+      TimeTarget target;
+      std::string why;
+      if (!ParseTimeTarget(*time, &target, &why)) throw CLI::ValidationError("--time", "\"" + *time + "\": " + why);
+      o->time = target;
+    }
     if (!o->cut && !o->increment && !o->latest && !o->time) {
-      throw CLI::ValidationError("choose the cut: --cut ID, --increment N, --latest or --time T");
+      throw CLI::ValidationError(o->snapshot.empty() ? "choose the cut: --cut ID, --increment N, --latest or --time T"
+                                                     : "--snapshot NAME goes with --increment N, --latest or --time T");
     }
     if (o->out.empty() && !o->dry_run) throw CLI::ValidationError("-o OUT is required (or --dry-run)");
     ctx.run = [o, &ctx] {

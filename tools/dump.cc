@@ -28,6 +28,25 @@ struct TypeStats {
   uint64_t bytes = 0;
 };
 
+// The time a record carries, if it carries one (Ignite's cut and snapshot records, and
+// records walcut does not decode, carry none).
+std::optional<uint64_t> OwnTime(const Record& r) {
+  const auto& a = r.decoded;
+  const bool ignite = wal::IsIgnite(r.format);
+  if (ignite && !wal::IsDecodedIgniteType(r.type)) return std::nullopt;
+  switch (static_cast<RecordType>(r.type)) {
+    case RecordType::kTx: return a.tx.timestamp;
+    case RecordType::kData: return a.data.timestamp;
+    case RecordType::kClusterSnapshot:
+      return ignite ? std::nullopt : std::optional<uint64_t>(a.snapshot.timestamp);
+    case RecordType::kCutStart:
+      return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_start.timestamp);
+    case RecordType::kCutFinish:
+      return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_finish.timestamp);
+    default: return std::nullopt;
+  }
+}
+
 class Filter {
  public:
   explicit Filter(const DumpOptions& o) : o_(o) {
@@ -111,7 +130,8 @@ class Filter {
 
 // `--stats` with no filter, range or limit.
 bool CountsEverything(const DumpOptions& o) {
-  return o.stats && o.types.empty() && !o.tx && !o.partition && !o.key && !o.cut && !o.from && !o.to && !o.limit;
+  return o.stats && o.types.empty() && !o.tx && !o.partition && !o.key && !o.cut && !o.from && !o.to && !o.limit &&
+         !o.since && !o.until;
 }
 
 struct Totals {
@@ -313,6 +333,10 @@ class DumpRun {
     while (!limit_reached_ && reader->Next(&rec)) {
       if (o_.to && !(rec->ptr < *o_.to)) break;
       news = true;
+      if (o_.since || o_.until) {
+        if (auto t = OwnTime(*rec)) last_time_[i] = *t;
+        if ((o_.since && last_time_[i] < *o_.since) || (o_.until && last_time_[i] > *o_.until)) continue;
+      }
       bool partial = false;
       if (!filter_.Match(*rec, &entries_, &partial)) continue;
       ++totals_.shown;
@@ -341,6 +365,7 @@ class DumpRun {
   Output& output_;
   const std::vector<WalInput> inputs_;
   Filter filter_;
+  std::vector<uint64_t> last_time_ = std::vector<uint64_t>(inputs_.size(), 0);  // per input, for --since/--until
   Totals totals_;
   RecordFormat format_;
   std::vector<uint32_t> entries_;
@@ -586,7 +611,8 @@ Totals ReadAll(const DumpOptions& o, Output& output, std::vector<WalInput> input
   if (o.stats && !o.follow && !o.limit && inputs.size() > 1) return StatsInParallel(o, output, std::move(inputs));
   // One node in parts: the table in one run per core; text and JSON one segment index
   // per part, so the output held waiting stays small.
-  const bool by_parts = CountsEverything(o) || (!o.stats && !o.limit && !o.from && !o.to && !o.cut);
+  const bool by_parts =
+      CountsEverything(o) || (!o.stats && !o.limit && !o.from && !o.to && !o.cut && !o.since && !o.until);
   if (inputs.size() == 1 && !o.follow && by_parts) {
     Totals totals;
     const size_t parts = o.stats ? std::max(1u, std::thread::hardware_concurrency()) : SIZE_MAX;

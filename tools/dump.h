@@ -26,6 +26,9 @@ struct DumpOptions {
   std::optional<std::string> cut;      // a cut id or a prefix of one
   std::optional<wal::Pointer> from;
   std::optional<wal::Pointer> to;      // exclusive
+  // Record times (nanoseconds), both inclusive; a record without a time of its own has
+  // the time of the record before it in its WAL.
+  std::optional<uint64_t> since, until;
   std::optional<uint64_t> limit;
   ValuesMode values = ValuesMode::kShow;
   bool follow = false;

@@ -28,30 +28,47 @@ namespace fs = std::filesystem;
 namespace {
 
 // The cut the options name, among the report's cuts.
-bool ChooseCut(const RestoreOptions& o, const cut::ClusterReport& report, Output& output, size_t* index,
-               int* code) {
+bool ChooseCut(const RestoreOptions& o, const cut::ClusterReport& report, uint64_t latest_ts, Output& output,
+               size_t* index, int* code) {
   if (o.cut) return SelectCut(report, *o.cut, output, index, code);
   std::optional<size_t> found;
-  std::string latest_base;
-  for (const auto& c : report.cuts) {
-    if (c.status == cut::CutStatus::kConsistent) latest_base = c.base;
+  std::string base = o.snapshot;
+  if (base.empty()) {
+    for (const auto& c : report.cuts) {
+      if (c.status == cut::CutStatus::kConsistent) base = c.base;
+    }
   }
+  const uint64_t at = o.time ? ResolveTime(*o.time, latest_ts) : 0;
   for (size_t i = 0; i < report.cuts.size(); ++i) {
     const auto& c = report.cuts[i];
     if (c.status != cut::CutStatus::kConsistent) continue;
-    if (o.increment && c.increment == o.increment && c.base == latest_base) found = i;
+    if (!o.snapshot.empty() && c.base != o.snapshot) continue;
+    if (o.increment && c.increment == o.increment && c.base == base) found = i;
     if (o.latest) found = i;
-    if (o.time && static_cast<double>(c.finish_ts) / 1e9 <= *o.time) found = i;
+    if (o.time && c.finish_ts <= at) found = i;
   }
   if (!found) {
-    if (o.increment) output.Error("no consistent cut is increment {}", *o.increment);
-    else if (o.time) output.Error("no consistent cut finished at or before {} s", *o.time);
-    else output.Error("no consistent cut to restore");
+    const std::string of = o.snapshot.empty() ? "" : fmt::format(" of \"{}\"", o.snapshot);
+    if (o.increment) {
+      output.Error("no consistent cut is increment {}{}", *o.increment, of);
+    } else if (o.time) {
+      output.Error("no consistent cut{} finished at or before {} ({})", of, FormatIsoTime(at), o.time->text);
+    } else {
+      output.Error("no consistent cut{} to restore", of);
+    }
     output.Hint("\"walcut cuts DIR\" lists the cuts and their statuses");
     *code = kExitProblems;
     return false;
   }
   *index = *found;
+  if (o.time && !o.quiet && !o.json) {  // which cut the time chose, first (JSON: the plan's cut and finish_ts)
+    const auto& c = report.cuts[*found];
+    output.out->Write(fmt::format(
+        "--time {}{} = {}: the latest consistent cut finished at or before it is {} (increment {} of \"{}\"), "
+        "finished at {}\n",
+        o.time->text, o.time->relative ? " from the WALs' latest time " + FormatIsoTime(latest_ts) : std::string(),
+        FormatIsoTime(at), c.id.ToString(), c.increment.value_or(0), c.base, FormatIsoTime(c.finish_ts)));
+  }
   return true;
 }
 
@@ -100,7 +117,7 @@ void PlanJson(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
     j.Field("start", n.start.ToString()).Field("finish", n.finish.ToString());
     j.Field("before", n.before.size()).Field("after", n.after.size()).EndObject();
   }
-  j.EndArray().EndObject();
+  j.EndArray().Field("finish_ts", plan.finish_ts).EndObject();
   b->push_back('\n');
 }
 
@@ -152,7 +169,7 @@ void OutcomeJson(const recovery::RestorePlan& plan, const recovery::RestoreOutco
     j.Field("entries", r.entries).Field("partitions", outcome.partitions[i]).Field("gaps_closed", r.gaps_closed);
     j.EndObject();
   }
-  j.EndArray().EndObject();
+  j.EndArray().Field("finish_ts", plan.finish_ts).EndObject();
   b->push_back('\n');
 }
 
@@ -246,7 +263,9 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   cut::ClusterReport report = std::move(streamed.report);
   PrintNodeProblems(report, output);
   size_t chosen = 0;
-  if (!ChooseCut(o, report, output, &chosen, &code)) return code;
+  uint64_t latest_ts = 0;
+  for (const auto& n : indexes) latest_ts = std::max(latest_ts, n.last_ts);
+  if (!ChooseCut(o, report, latest_ts, output, &chosen, &code)) return code;
   if (!CheckNodes(o, indexes, report.cuts[chosen], output)) return kExitUsage;
   if (!cluster && ignite_wals.empty()) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);

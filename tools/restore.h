@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/output.h"
+#include "tools/time_target.h"
 
 namespace tools {
 
@@ -17,7 +18,8 @@ struct RestoreOptions {
   std::optional<std::string> cut;
   std::optional<uint32_t> increment;
   bool latest = false;
-  std::optional<double> time;  // seconds of (simulated) time
+  std::optional<TimeTarget> time;  // the latest consistent cut finished at or before it
+  std::string snapshot;            // only the increments of this base snapshot
   std::vector<std::string> nodes;
   unsigned jobs = 0;           // 0: one per core
   bool force = false;          // keep output whose copies disagree, marked so

@@ -279,7 +279,8 @@ TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
   EXPECT_EQ(windows, 6u);
   // The base "base" gone from one node: its increments are not restorable, and say why.
   fs::remove_all(c_ + "/node-2/snapshots/base");
-  for (const auto& c : Json({"cuts", "--json", c_})["cuts"]) {
+  const auto relisted = Json({"cuts", "--json", c_});
+  for (const auto& c : relisted["cuts"]) {
     if (c["base"] == "base") {
       EXPECT_FALSE(c["restorable"].get<bool>()) << c;
       EXPECT_NE(c["not_restorable"].get<std::string>().find("node-2"), std::string::npos) << c;
@@ -290,7 +291,8 @@ TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
   auto text = RunCli({"cuts", c_});
   EXPECT_NE(text.out.find("; not restorable: "), std::string::npos) << text.out;
   // Node directories one by one are not what restore takes: unknown.
-  for (const auto& c : Json({"cuts", "--json", c_ + "/node-0", c_ + "/node-1"})["cuts"]) {
+  const auto by_node = Json({"cuts", "--json", c_ + "/node-0", c_ + "/node-1"});
+  for (const auto& c : by_node["cuts"]) {
     EXPECT_TRUE(c["restorable"].is_null()) << c;
   }
 }
