@@ -18,6 +18,7 @@ struct DumpArgs {
   std::vector<std::string> types;
   bool list_types = false;  // --type list
   std::string tx, key, cut, from, to, since, until, values = "show";
+  std::string stats_by;  // --stats[=BY]
   int64_t partition = -1;
   int64_t limit = -1;
   double follow_idle = -1;
@@ -28,6 +29,18 @@ std::string Validate(DumpArgs& a) {
   o.json = a.common.json;
   o.quiet = a.common.quiet;
   std::vector<std::string> errors;
+  if (!a.stats_by.empty()) {  // "true" for --stats alone (CLI11's flag value)
+    o.stats = true;
+    if (a.stats_by == "node") {
+      o.stats_by = DumpOptions::StatsBy::kNode;
+    } else if (a.stats_by == "partition") {
+      o.stats_by = DumpOptions::StatsBy::kPartition;
+    } else if (a.stats_by == "cache") {
+      o.stats_by = DumpOptions::StatsBy::kCache;
+    } else if (a.stats_by != "true" && a.stats_by != "type") {
+      errors.push_back(fmt::format("--stats: \"{}\" is not type, node, partition or cache (--stats=BY)", a.stats_by));
+    }
+  }
   if (a.types.size() == 1 && a.types[0] == "list") {
     a.list_types = true;
     return a.options.paths.empty() ? "" : "--type list lists the record type names and reads no PATH";
@@ -132,8 +145,9 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
                   "directory (walcut's wal/, or an Ignite WAL or archive folder), a node directory or a "
                   "cluster directory");
   AddCommonFlags(sub, &args->common);
-  sub->add_flag("--stats", args->options.stats,
-                "Print a per-type table (count, bytes, share) instead of records");
+  sub->add_flag("--stats", args->stats_by,
+                "Print a table instead of records: by record type (count, bytes, share), or with "
+                "--stats=node, =partition or =cache by that (data entries, bytes, rollbacks)");
   sub->add_option("--type", args->types,
                   "Only records of these types (NAME[,NAME]...; walcut's names and aliases, and Apache "
                   "Ignite's record type names); --type list prints them")

@@ -8,6 +8,7 @@
 #include <exception>
 #include <filesystem>
 #include <optional>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
 #include "tools/inputs.h"
+#include "tools/json_writer.h"
 
 namespace tools {
 namespace {
@@ -26,6 +28,14 @@ using wal::RecordType;
 struct TypeStats {
   uint64_t count = 0;
   uint64_t bytes = 0;
+};
+
+// Of one partition (or cache): the data entries written to it, their key and value
+// bytes, and the rollback records that name it.
+struct PartStats {
+  uint64_t entries = 0;
+  uint64_t bytes = 0;
+  uint64_t rollbacks = 0;
 };
 
 // The time a record carries, if it carries one (Ignite's cut and snapshot records, and
@@ -131,11 +141,14 @@ class Filter {
 // `--stats` with no filter, range or limit.
 bool CountsEverything(const DumpOptions& o) {
   return o.stats && o.types.empty() && !o.tx && !o.partition && !o.key && !o.cut && !o.from && !o.to && !o.limit &&
-         !o.since && !o.until;
+         !o.since && !o.until && o.stats_by != DumpOptions::StatsBy::kPartition &&
+         o.stats_by != DumpOptions::StatsBy::kCache;
 }
 
 struct Totals {
   std::array<TypeStats, 256> by_type{};
+  std::map<std::string, TypeStats> by_node;                          // --stats=node
+  std::map<std::pair<uint32_t, uint32_t>, PartStats> by_partition;  // --stats=partition|cache: (cache, partition)
   std::array<bool, 256> ignite{};  // a type id met in an Ignite segment: named as Ignite names it
   uint64_t records = 0;
   uint64_t shown = 0;
@@ -151,6 +164,96 @@ std::string StatsName(const Totals& t, size_t id, std::string unknown) {
   if (wal::IsKnownRecordType(type)) return wal::RecordTypeName(type);
   const char* ignite = t.ignite[id] ? wal::IgniteRecordTypeName(type) : nullptr;
   return ignite != nullptr ? ignite : unknown;
+}
+
+// --stats=node|partition|cache: one row per node, partition or cache, and the total.
+void PrintStatsBy(const Totals& t, size_t nodes, DumpOptions::StatsBy by, bool json, Sink* out) {
+  auto pct = [](uint64_t part, uint64_t whole) {
+    return fmt::format("({:.2f})", whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  };
+  fmt::memory_buffer b;
+  auto it = std::back_inserter(b);
+  const char* what = by == DumpOptions::StatsBy::kNode ? "node" : by == DumpOptions::StatsBy::kCache ? "cache" : "partition";
+  if (by == DumpOptions::StatsBy::kNode) {
+    uint64_t records = 0, bytes = 0;
+    for (const auto& [node, n] : t.by_node) {
+      records += n.count;
+      bytes += n.bytes;
+    }
+    if (json) {
+      JsonWriter j(&b);
+      j.BeginObject().Field("schema", 1).Field("by", what).Field("nodes", nodes).Field("segments", t.segments);
+      j.Field("records", records).Field("bytes", bytes).Field("torn_tails", t.torn_tails).Field("errors", t.errors);
+      j.Key("rows").BeginArray();
+      for (const auto& [node, n] : t.by_node) {
+        j.BeginObject().Field("node", node).Field("count", n.count).Field("bytes", n.bytes).EndObject();
+      }
+      j.EndArray().EndObject();
+      b.push_back('\n');
+    } else {
+      fmt::format_to(it, "WAL statistics by node: {} node(s), {} segment(s), {} torn tail(s), {} error(s)\n", nodes,
+                     t.segments, t.torn_tails, t.errors);
+      fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", "Node", "N", "(%)", "Bytes", "(%)");
+      fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", "----", "-", "---", "-----", "---");
+      for (const auto& [node, n] : t.by_node) {
+        fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", node, n.count, pct(n.count, records), n.bytes,
+                       pct(n.bytes, bytes));
+      }
+      fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", "Total", records, "(100.00)", bytes, "(100.00)");
+    }
+    out->Write(std::string_view(b.data(), b.size()));
+    return;
+  }
+  // By partition, or summed by cache.
+  std::map<std::pair<uint32_t, uint32_t>, PartStats> rows;
+  std::map<uint32_t, uint64_t> partitions;  // per cache, with --stats=cache
+  for (const auto& [key, p] : t.by_partition) {
+    const auto row = by == DumpOptions::StatsBy::kCache ? std::make_pair(key.first, 0u) : key;
+    auto& r = rows[row];
+    r.entries += p.entries;
+    r.bytes += p.bytes;
+    r.rollbacks += p.rollbacks;
+    ++partitions[key.first];
+  }
+  PartStats total;
+  for (const auto& [key, r] : rows) {
+    total.entries += r.entries;
+    total.bytes += r.bytes;
+    total.rollbacks += r.rollbacks;
+  }
+  const bool cache = by == DumpOptions::StatsBy::kCache;
+  if (json) {
+    JsonWriter j(&b);
+    j.BeginObject().Field("schema", 1).Field("by", what).Field("nodes", nodes).Field("segments", t.segments);
+    j.Field("entries", total.entries).Field("bytes", total.bytes).Field("rollbacks", total.rollbacks);
+    j.Field("torn_tails", t.torn_tails).Field("errors", t.errors).Key("rows").BeginArray();
+    for (const auto& [key, r] : rows) {
+      j.BeginObject().Field("cache", key.first);
+      if (cache) {
+        j.Field("partitions", partitions[key.first]);
+      } else {
+        j.Field("partition", key.second);
+      }
+      j.Field("entries", r.entries).Field("bytes", r.bytes).Field("rollbacks", r.rollbacks).EndObject();
+    }
+    j.EndArray().EndObject();
+    b.push_back('\n');
+  } else {
+    fmt::format_to(it, "WAL statistics by {}: {} node(s), {} segment(s), {} torn tail(s), {} error(s)\n", what, nodes,
+                   t.segments, t.torn_tails, t.errors);
+    fmt::format_to(it, "{:<12} {:>10} {:>12} {:>8} {:>14} {:>8} {:>10}\n", "Cache", cache ? "Partitions" : "Partition",
+                   "Entries", "(%)", "Bytes", "(%)", "Rollbacks");
+    fmt::format_to(it, "{:<12} {:>10} {:>12} {:>8} {:>14} {:>8} {:>10}\n", "-----", cache ? "----------" : "---------",
+                   "-------", "---", "-----", "---", "---------");
+    for (const auto& [key, r] : rows) {
+      fmt::format_to(it, "{:<12} {:>10} {:>12} {:>8} {:>14} {:>8} {:>10}\n", key.first,
+                     cache ? partitions[key.first] : key.second, r.entries, pct(r.entries, total.entries), r.bytes,
+                     pct(r.bytes, total.bytes), r.rollbacks);
+    }
+    fmt::format_to(it, "{:<12} {:>10} {:>12} {:>8} {:>14} {:>8} {:>10}\n", "Total", t.by_partition.size(),
+                   total.entries, "(100.00)", total.bytes, "(100.00)", total.rollbacks);
+  }
+  out->Write(std::string_view(b.data(), b.size()));
 }
 
 void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
@@ -242,7 +345,8 @@ class DumpRun {
     wal::ReaderOptions ro;
     ro.verify_checksums = o_.verify;
     // The table needs only the framing: checksums are verified, payloads not decoded.
-    ro.decode = !o_.stats || o_.tx || o_.partition || o_.key || o_.cut;
+    ro.decode = !o_.stats || o_.tx || o_.partition || o_.key || o_.cut || o_.since || o_.until ||
+                o_.stats_by == DumpOptions::StatsBy::kPartition || o_.stats_by == DumpOptions::StatsBy::kCache;
     ro.more_follow = more_follow_;
     ro.after_index = after_index_;
     ro.node_id = part_node_;
@@ -283,6 +387,13 @@ class DumpRun {
       totals_.ignite[rec.type] = totals_.ignite[rec.type] || wal::IsIgnite(rec.format);
       ++s.count;
       s.bytes += rec.size;
+      if (o_.stats_by == DumpOptions::StatsBy::kNode) {
+        auto& n = totals_.by_node[in.node];
+        ++n.count;
+        n.bytes += rec.size;
+      } else if (o_.stats_by != DumpOptions::StatsBy::kType) {
+        CountPartitions(rec, partial);
+      }
     } else if (!o_.quiet) {
       format_.entries = partial ? &entries_ : nullptr;
       line_.clear();
@@ -292,6 +403,28 @@ class DumpRun {
         AppendRecordText(in.node, rec, format_, &line_);
       }
       output_.out->Write(std::string_view(line_.data(), line_.size()));
+    }
+  }
+
+  // --stats=partition|cache: the entries of a data record (those the filters kept), and
+  // a rollback record.
+  void CountPartitions(const Record& rec, bool partial) {
+    const bool decoded = !wal::IsIgnite(rec.format) || wal::IsDecodedIgniteType(rec.type);
+    if (!decoded) return;
+    if (rec.type == static_cast<uint8_t>(RecordType::kData)) {
+      const auto& es = rec.decoded.data.entries;
+      auto count = [&](const wal::DataEntry& e) {
+        auto& p = totals_.by_partition[{e.cache_id, e.partition}];
+        ++p.entries;
+        p.bytes += e.key.size() + e.value.size();
+      };
+      if (partial) {
+        for (uint32_t k : entries_) count(es[k]);
+      } else {
+        for (const auto& e : es) count(e);
+      }
+    } else if (rec.type == static_cast<uint8_t>(RecordType::kRollback)) {
+      ++totals_.by_partition[{rec.decoded.rollback.cache_id, rec.decoded.rollback.partition}].rollbacks;
     }
   }
 
@@ -322,12 +455,20 @@ class DumpRun {
     if (CountsEverything()) {
       // The plain table: every record counted, nothing to filter or print. This loop is
       // the whole cost of `dump --stats` beyond reading.
+      uint64_t records = 0, bytes = 0;
       while (reader->Next(&rec)) {
         auto& s = totals_.by_type[rec->type];
         ++s.count;
         s.bytes += rec->size;
         totals_.ignite[rec->type] = totals_.ignite[rec->type] || wal::IsIgnite(rec->format);
+        ++records;
+        bytes += rec->size;
         news = true;
+      }
+      if (o_.stats_by == DumpOptions::StatsBy::kNode && records > 0) {
+        auto& n = totals_.by_node[in.node];
+        n.count += records;
+        n.bytes += bytes;
       }
     }
     while (!limit_reached_ && reader->Next(&rec)) {
@@ -380,6 +521,16 @@ class DumpRun {
 };
 
 void AddTotals(const Totals& from, Totals* to) {
+  for (const auto& [node, n] : from.by_node) {
+    to->by_node[node].count += n.count;
+    to->by_node[node].bytes += n.bytes;
+  }
+  for (const auto& [key, p] : from.by_partition) {
+    auto& q = to->by_partition[key];
+    q.entries += p.entries;
+    q.bytes += p.bytes;
+    q.rollbacks += p.rollbacks;
+  }
   for (size_t i = 0; i < from.by_type.size(); ++i) {
     to->by_type[i].count += from.by_type[i].count;
     to->by_type[i].bytes += from.by_type[i].bytes;
@@ -648,7 +799,13 @@ int RunDump(const DumpOptions& o, Output& output) {
   }
   const size_t nodes = resolved->nodes.size();
   const Totals totals = ReadAll(o, output, std::move(resolved->nodes));
-  if (o.stats && !o.quiet) PrintStats(totals, nodes, o.json, output.out);
+  if (o.stats && !o.quiet) {
+    if (o.stats_by == DumpOptions::StatsBy::kType) {
+      PrintStats(totals, nodes, o.json, output.out);
+    } else {
+      PrintStatsBy(totals, nodes, o.stats_by, o.json, output.out);
+    }
+  }
   output.out->Flush();
   if (totals.io_errors > 0) return kExitUnreadable;
   if (totals.errors > 0) return kExitProblems;

@@ -19,6 +19,9 @@ struct DumpOptions {
   bool json = false;
   bool quiet = false;
   bool stats = false;
+  // What the --stats table is by: record type (the default), node, partition or cache.
+  enum class StatsBy { kType, kNode, kPartition, kCache };
+  StatsBy stats_by = StatsBy::kType;
   std::vector<uint8_t> types;          // record type ids; empty = all
   std::optional<wal::TxId> tx;
   std::optional<uint32_t> partition;

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <chrono>
 #include <thread>
@@ -215,6 +217,59 @@ TEST(DumpCli, IgniteNodeInPartsReportsWhatOneReaderReports) {
   ExpectPartsReadAsOne(work, "ignite");
   FlipByte(work + "/db/wal/archive/server_0/0000000000000001.wal", 2000);
   ExpectPartsReadAsOne(work, "ignite, damaged");
+}
+
+// --stats=node|partition|cache: each row is what the records themselves hold, counted
+// here from the JSON dump; the totals are the plain table's.
+TEST(DumpCli, StatsByNodePartitionAndCacheCountWhatTheRecordsHold) {
+  TempDir dir;
+  const std::string c = dir.path() + "/c";
+  ASSERT_EQ(RunCli({"simulate", "-q", "-o", c, "--txs", "800", "--rollback-rate", "0.2", "--partitions", "8",
+                    "--crash", "node-1@600", "--seed", "4"})
+                .code,
+            0);
+  std::map<std::string, uint64_t> records;
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> entries, rollbacks;  // (cache, partition)
+  auto all = RunCli({"dump", "--json", c});
+  ASSERT_EQ(all.code, 0) << all.err;
+  for (size_t p = 0, q; (q = all.out.find('\n', p)) != std::string::npos; p = q + 1) {
+    const auto r = nlohmann::json::parse(all.out.substr(p, q - p));
+    ++records[r["node"]];
+    if (r["type"] == "DATA_RECORD_V2") {
+      for (const auto& e : r["entries"]) ++entries[{e["cache"].get<uint64_t>(), e["partition"].get<uint64_t>()}];
+    }
+    if (r["type"] == "ROLLBACK_TX_RECORD") ++rollbacks[{r["cache"].get<uint64_t>(), r["partition"].get<uint64_t>()}];
+  }
+  ASSERT_FALSE(rollbacks.empty());
+  auto by_node = nlohmann::json::parse(RunCli({"dump", "--stats=node", "--json", c}).out);
+  EXPECT_EQ(by_node["by"], "node");
+  ASSERT_EQ(by_node["rows"].size(), records.size());
+  for (const auto& row : by_node["rows"]) EXPECT_EQ(row["count"].get<uint64_t>(), records[row["node"]]) << row;
+  const auto plain = nlohmann::json::parse(RunCli({"dump", "--stats", "--json", c}).out);
+  EXPECT_EQ(by_node["records"], plain["records"]);
+  EXPECT_EQ(by_node["bytes"], plain["bytes"]);
+  auto by_part = nlohmann::json::parse(RunCli({"dump", "--stats=partition", "--json", c}).out);
+  std::set<std::pair<uint64_t, uint64_t>> keys;
+  for (const auto& [k, n] : entries) keys.insert(k);
+  for (const auto& [k, n] : rollbacks) keys.insert(k);
+  ASSERT_EQ(by_part["rows"].size(), keys.size());
+  uint64_t total = 0;
+  for (const auto& row : by_part["rows"]) {
+    const std::pair<uint64_t, uint64_t> k{row["cache"].get<uint64_t>(), row["partition"].get<uint64_t>()};
+    EXPECT_EQ(row["entries"].get<uint64_t>(), entries[k]) << row;
+    EXPECT_EQ(row["rollbacks"].get<uint64_t>(), rollbacks[k]) << row;
+    total += row["entries"].get<uint64_t>();
+  }
+  EXPECT_EQ(by_part["entries"].get<uint64_t>(), total);
+  auto by_cache = nlohmann::json::parse(RunCli({"dump", "--stats=cache", "--json", c}).out);
+  ASSERT_EQ(by_cache["rows"].size(), 1u);
+  EXPECT_EQ(by_cache["rows"][0]["entries"].get<uint64_t>(), total);
+  EXPECT_EQ(by_cache["rows"][0]["partitions"].get<uint64_t>(), keys.size());
+  // Filters apply first: one partition's row only.
+  auto one = nlohmann::json::parse(RunCli({"dump", "--stats=partition", "--json", "--partition", "3", c}).out);
+  ASSERT_EQ(one["rows"].size(), 1u);
+  EXPECT_EQ(one["rows"][0]["entries"].get<uint64_t>(), (entries[{1, 3}]));
+  EXPECT_EQ(RunCli({"dump", "--stats=shard", c}).code, 2);
 }
 
 TEST(DumpCli, TornTailIsReportedButExitsZero) {
