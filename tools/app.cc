@@ -48,6 +48,7 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
   RegisterRestore(app, ctx);
   RegisterVerify(app, ctx);
   RegisterTxs(app, ctx);
+  RegisterDiff(app, ctx);
   RegisterData(app, ctx);
   RegisterCompletion(app, ctx);
 

@@ -67,6 +67,7 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx);
 void RegisterCheck(CLI::App& app, CommandContext& ctx);
 void RegisterGaps(CLI::App& app, CommandContext& ctx);
 void RegisterPrune(CLI::App& app, CommandContext& ctx);
+void RegisterDiff(CLI::App& app, CommandContext& ctx);
 void RegisterRestore(CLI::App& app, CommandContext& ctx);
 void RegisterVerify(CLI::App& app, CommandContext& ctx);
 void RegisterCompletion(CLI::App& app, CommandContext& ctx);
