@@ -76,6 +76,15 @@ RestoreManifest Parse(const nlohmann::json& doc) {
   if (o.Has("only_nodes")) {
     for (const auto& n : o.Array("only_nodes", 65535)) m.only_nodes.push_back(cut::JsonString(n, o.Where("only_nodes"), 255));
   }
+  for (auto [name, out] : {std::make_pair("only_caches", &m.only_caches), std::make_pair("only_partitions", &m.only_partitions)}) {
+    if (!o.Has(name)) continue;
+    for (const auto& v : o.Array(name, 65536)) {
+      if (!v.is_number_unsigned() || v.get<uint64_t>() > UINT32_MAX) {
+        throw cut::JsonFieldError(fmt::format("{}: not a number from 0 to {}", o.Where(name), UINT32_MAX));
+      }
+      out->push_back(v.get<uint32_t>());
+    }
+  }
   if (o.Has("forced")) m.forced = o.Bool("forced");
   if (o.Has("conflicts")) {
     for (const auto& c : o.Array("conflicts", 1u << 20)) m.conflicts.push_back(cut::JsonString(c, o.Where("conflicts"), 1 << 16));
@@ -102,6 +111,8 @@ std::string EncodeManifest(const RestoreManifest& m) {
   doc["topology_version"] = m.topology_version;
   doc["finish_ts"] = m.finish_ts;
   if (!m.only_nodes.empty()) doc["only_nodes"] = m.only_nodes;
+  if (!m.only_caches.empty()) doc["only_caches"] = m.only_caches;
+  if (!m.only_partitions.empty()) doc["only_partitions"] = m.only_partitions;
   if (m.forced) {
     doc["forced"] = true;
     doc["conflicts"] = m.conflicts;

@@ -4,6 +4,8 @@
 // The fields are in walcut-restore(1), OUTPUT.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -43,6 +45,14 @@ struct RestoreManifest {
   uint64_t finish_ts = 0;
   // The nodes asked for with --node; empty when every node of the cut was restored.
   std::vector<std::string> only_nodes;
+  // The caches and partitions asked for with --cache and --partition; empty: all.
+  std::vector<uint32_t> only_caches, only_partitions;
+  // Whether copies of cache `c`, partition `p` were restored (the subset above).
+  bool Selected(uint32_t c, uint32_t p) const {
+    return (only_caches.empty() || std::find(only_caches.begin(), only_caches.end(), c) != only_caches.end()) &&
+           (only_partitions.empty() ||
+            std::find(only_partitions.begin(), only_partitions.end(), p) != only_partitions.end());
+  }
   // Kept with --force although the copies did not all agree; `conflicts` says how.
   bool forced = false;
   std::vector<std::string> conflicts;

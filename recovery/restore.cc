@@ -322,6 +322,7 @@ wal::Status NodeReplay::LoadBase() {
   for (const auto& f : ListPartitionFiles(plan_.base_dir)) {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
+    if (!plan_.Selected(pf->cache_id, pf->partition)) continue;
     Copy& c = copies_[PackedCopyKey(pf->cache_id, pf->partition)];
     c.cache = pf->cache_id;
     c.partition = pf->partition;
@@ -391,6 +392,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
   while (entries.Next(&e)) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
     if (plan_.ignite && e.xid.IsNull()) continue;  // a rebalance's write (PRELOAD): of no transaction
+    if (!plan_.Selected(e.cache_id, e.partition)) continue;
     if (last_pending_ == nullptr || e.xid != last_xid_) {
       last_xid_ = e.xid;
       last_pending_ = &pending_[e.xid];  // elements of an unordered_map do not move

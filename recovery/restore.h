@@ -3,6 +3,7 @@
 // side of the cut, finalize counters), and the result as partition files.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,6 +28,14 @@ struct NodePlan {
   wal::Pointer from;             // the base's ClusterSnapshotRecord (Ignite: 0:0)
   wal::Pointer start, finish;    // the cut's records on this node
   std::vector<wal::TxId> before, after;
+  // Restore only these caches and partitions (empty: all): the base's other partition
+  // files are not loaded, and the writes to them not applied.
+  std::vector<uint32_t> only_caches, only_partitions;
+  bool Selected(uint32_t c, uint32_t p) const {
+    return (only_caches.empty() || std::find(only_caches.begin(), only_caches.end(), c) != only_caches.end()) &&
+           (only_partitions.empty() ||
+            std::find(only_partitions.begin(), only_partitions.end(), p) != only_partitions.end());
+  }
 };
 
 struct RestorePlan {

@@ -143,6 +143,8 @@ wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const
   m.topology_version = plan.topology_version;
   m.finish_ts = plan.finish_ts;
   m.only_nodes = job.only_nodes;
+  m.only_caches = job.only_caches;
+  m.only_partitions = job.only_partitions;
   WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(stage + "/" + cut::kClusterFileName, cut::EncodeClusterFile(cluster)));
   const std::string manifest_path = stage + "/" + kManifestFileName;
   WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(manifest_path, EncodeManifest(m)));

@@ -24,6 +24,7 @@ struct RestoreJob {
   unsigned jobs = 0;                      // nodes restored at once; 0: one per core
   bool force = false;                     // keep output whose copies disagree, marked so
   std::vector<std::string> only_nodes;    // the plan's nodes, when limited by the user
+  std::vector<uint32_t> only_caches, only_partitions;  // the plan's subset (NodePlan), recorded
   // Of Apache Ignite's WAL: the folders of its binary metadata (db/binary_meta/<node>),
   // whose .bin files are copied to OUT/binary_meta, so the restored objects can be named.
   std::vector<std::string> binary_meta_dirs;

@@ -65,7 +65,7 @@ struct Expected {
 };
 
 Expected ExpectedCopies(const cut::ClusterInfo& cluster, const cut::TopologyInfo& version,
-                        const std::vector<std::string>& only) {
+                        const std::vector<std::string>& only, const RestoreManifest* subset) {
   Expected e;
   for (const auto& s : version.servers) {
     if (only.empty() || std::find(only.begin(), only.end(), s) != only.end()) e.nodes.push_back(s);
@@ -73,6 +73,7 @@ Expected ExpectedCopies(const cut::ClusterInfo& cluster, const cut::TopologyInfo
   for (const auto& c : cluster.caches) {
     const auto& assignment = c.assignment.empty() ? version.assignment : c.assignment;
     for (uint32_t p = 0; p < c.partitions && p < assignment.size(); ++p) {
+      if (subset != nullptr && !subset->Selected(c.id, p)) continue;  // restored with --cache/--partition
       auto& h = e.holders[{c.id, p}];
       for (const auto& n : assignment[p]) {
         if (std::find(e.nodes.begin(), e.nodes.end(), n) != e.nodes.end()) h.push_back(n);
@@ -174,7 +175,8 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
                                                dir, manifest->topology_version));
   }
   const Expected expected =
-      ExpectedCopies(*cluster, *version, report.restored ? manifest->only_nodes : std::vector<std::string>{});
+      ExpectedCopies(*cluster, *version, report.restored ? manifest->only_nodes : std::vector<std::string>{},
+                     report.restored ? &*manifest : nullptr);
   std::map<CopyKey, std::vector<CopyInfo>> copies;
   for (const auto& node : expected.nodes) {
     const ManifestNode* listed = nullptr;

@@ -1,5 +1,6 @@
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "tools/command.h"
 #include "tools/restore.h"
@@ -33,11 +34,26 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   i->excludes(l)->excludes(t);
   l->excludes(t);
   sub->add_option("--node", o->nodes, "Restore only this node (repeatable)");
+  auto caches = std::make_shared<std::vector<std::string>>();
+  auto partitions = std::make_shared<std::vector<std::string>>();
+  sub->add_option("--cache", *caches, "Restore only this cache id (repeatable)")->type_name("ID");
+  sub->add_option("--partition", *partitions, "Restore only this partition, of every cache restored (repeatable)")
+      ->type_name("P");
   AddWhole(sub, "--jobs", &o->jobs, 1, 256, "Nodes restored in parallel (default: one per core)");
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");
   sub->add_flag("--force", o->force,
                 "Keep the output even when its copies do not all agree (marked so in restore.json)");
-  sub->callback([o, common, cut, increment, time, &ctx] {
+  sub->callback([o, common, cut, increment, time, caches, partitions, &ctx] {
+    for (auto [flag, texts, out] : {std::make_tuple("--cache", caches.get(), &o->caches),
+                                    std::make_tuple("--partition", partitions.get(), &o->partitions)}) {
+      for (const auto& text : *texts) {
+        uint64_t v = 0;
+        if (!ParseWhole(text, 0, UINT32_MAX, &v)) {
+          throw CLI::ValidationError(flag, fmt::format("\"{}\" is not a whole number from 0 to {}", text, UINT32_MAX));
+        }
+        out->push_back(static_cast<uint32_t>(v));
+      }
+    }
     o->json = common->json;
     o->quiet = common->quiet;
     if (!cut->empty()) o->cut = *cut;

@@ -1,5 +1,7 @@
 #include "tools/restore.h"
 
+#include <fmt/ranges.h>
+
 #include "tools/inputs.h"
 
 #include <algorithm>
@@ -177,8 +179,15 @@ void OutcomeText(const recovery::RestorePlan& plan, const recovery::RestoreOutco
                  fmt::memory_buffer* b) {
   const recovery::RestoreManifest& manifest = outcome.manifest;
   auto it = std::back_inserter(*b);
-  fmt::format_to(it, "restored cut {} (increment {} of \"{}\") into {}{}\n", plan.cut.ToString(), plan.increment,
-                 plan.base, out, manifest.forced ? " (kept with --force: the copies do not all agree)" : "");
+  std::string subset;
+  auto list = [&](const char* what, const std::vector<uint32_t>& v) {
+    if (v.empty()) return;
+    subset += fmt::format("{}{} {}", subset.empty() ? ", only " : " and ", what, fmt::join(v, ", "));
+  };
+  list(manifest.only_caches.size() == 1 ? "cache" : "caches", manifest.only_caches);
+  list(manifest.only_partitions.size() == 1 ? "partition" : "partitions", manifest.only_partitions);
+  fmt::format_to(it, "restored cut {} (increment {} of \"{}\") into {}{}{}\n", plan.cut.ToString(), plan.increment,
+                 plan.base, out, subset, manifest.forced ? " (kept with --force: the copies do not all agree)" : "");
   for (size_t i = 0; i < manifest.nodes.size(); ++i) {
     const auto& r = manifest.nodes[i];
     fmt::format_to(it, "  {:<12} {} transactions applied, {} skipped, {} entries, {} partitions, {} gaps closed\n",
@@ -194,6 +203,8 @@ int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, c
   job.jobs = o.jobs;
   job.force = o.force;
   job.only_nodes = o.nodes;
+  job.only_caches = o.caches;
+  job.only_partitions = o.partitions;
   job.binary_meta_dirs = binary_meta_dirs;
   job.cancel = o.cancellable ? o.cancellable() : nullptr;
   ReplayCounter replayed;
@@ -271,11 +282,39 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;
   }
+  // --cache and --partition name what the cluster file has (Ignite's caches are known
+  // only once replayed).
+  if (cluster) {
+    uint32_t most = 0;
+    for (uint32_t id : o.caches) {
+      if (std::none_of(cluster->caches.begin(), cluster->caches.end(), [&](const cut::CacheInfo& c) { return c.id == id; })) {
+        std::string have;
+        for (const auto& c : cluster->caches) have += (have.empty() ? "" : ", ") + std::to_string(c.id);
+        output.Error("--cache: no cache {} in \"{}\" (its caches: {})", id, o.dir, have);
+        return kExitUsage;
+      }
+    }
+    for (const auto& c : cluster->caches) {
+      if (o.caches.empty() || std::find(o.caches.begin(), o.caches.end(), c.id) != o.caches.end()) {
+        most = std::max(most, c.partitions);
+      }
+    }
+    for (uint32_t p : o.partitions) {
+      if (p >= most) {
+        output.Error("--partition: {} is not a partition of the caches restored (they have {})", p, most);
+        return kExitUsage;
+      }
+    }
+  }
   auto plan = ignite_wals.empty() ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
                                   : recovery::PlanIgniteRestore(ignite_wals, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
+  }
+  for (auto& n : plan->nodes) {
+    n.only_caches = o.caches;
+    n.only_partitions = o.partitions;
   }
   if (!o.dry_run) return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
