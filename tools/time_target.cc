@@ -167,6 +167,10 @@ bool ParseTimeTarget(std::string_view text, TimeTarget* out, std::string* why) {
       *why = "before the epoch (1970-01-01T00:00:00Z)";
       return false;
     }
+    if (static_cast<uint64_t>(secs) >= UINT64_MAX / kSecond) {  // nanoseconds in 64 bits
+      *why = "after 2554-07-21T23:34:33Z, the last time of 64-bit nanoseconds";
+      return false;
+    }
     out->at = static_cast<uint64_t>(secs) * kSecond + frac;
     return true;
   }
