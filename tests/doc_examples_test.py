@@ -175,7 +175,7 @@ def main():
             os.makedirs(os.path.join(scratch, 'tmp'))
             env['HOME'] = scratch
             os.makedirs(os.path.join(scratch, '.local/share/bash-completion/completions'), exist_ok=True)
-            os.makedirs(os.path.join(scratch, '.zsh'), exist_ok=True)
+            os.makedirs(os.path.join(scratch, '.zfunc'), exist_ok=True)
             failures += run(name, examples, scratch, env, outputs)
         print(f'{name}: {len(examples)} command(s)')
     for f in failures:
