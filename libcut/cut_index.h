@@ -57,6 +57,11 @@ struct CutOnNode {
   std::vector<wal::TxId> before;     // the Finish record's sets, as written
   std::vector<wal::TxId> after;
   std::vector<TxSide> txs;           // commits of the window, classified
+  // The commits (COMMITTED or UNKNOWN TX_RECORDs) before the Finish record that are on the
+  // After side, all of them in the window: with the node's count of commits before the
+  // Finish record, how many are Before (`cuts` counts an increment's by them). Set by the
+  // classifier as the WAL is read; not carried by summaries or a reading's saved state.
+  uint64_t after_by_finish = 0;
   // For the Before transactions committed after Start (the participant rule of the
   // cluster check), in the order of txs.
   std::vector<TxParticipants> participants;

@@ -59,11 +59,13 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
   ranged_.Reset(before_.ids().size());
   partitions_.Reset();
   c.txs.reserve(b.end - b.first);
+  c.after_by_finish = 0;
   constexpr size_t kAhead = 8;  // prefetch distance
   for (size_t i = b.first; i < b.end; ++i) {
     if (i + kAhead < b.end) seen_.Prefetch(w[i + kAhead].hash);
     const Commit& k = w[i];
     const Side side = SideAt(w, b, i);
+    if (i < b.finish && side == Side::kAfter) ++c.after_by_finish;
     if (i >= b.finish) {
       if (before_.Contains(k.xid, k.hash) || (!ignite_ && after_.Contains(k.xid, k.hash))) {
         c.problems.push_back({Kind::kListedAfterFinish, k.xid, k.ptr,

@@ -232,7 +232,7 @@ void CutsJson(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
         j.Key("from_ts").Null().Key("to_ts").Null();
       }
       j.Field("records", w.records);
-      j.Field("bytes", w.bytes).Field("commits", w.commits).EndObject();
+      j.Field("bytes", w.bytes).Field("commits", w.commits).Field("before_commits", w.before_commits).EndObject();
     } else {
       j.Null();
     }
@@ -280,7 +280,8 @@ void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
         fmt::format_to(it, " to ");
         AppendTimestamp(b, w.to_ts);
       }
-      fmt::format_to(it, ": {} records, {} of WAL, {} commits", w.records, Size(w.bytes), w.commits);
+      fmt::format_to(it, ": {} records, {} of WAL, {} commits; adds {} Before commits", w.records, Size(w.bytes),
+                     w.commits, w.before_commits);
       if (l.restorable) {
         const Restorable& r = (*l.restorable)[i];
         fmt::format_to(it, "; {}", r.ok ? std::string("restorable") : "not restorable: " + r.why);

@@ -45,6 +45,7 @@ cut::RecordTap WalTally::Tap(size_t i) {
     switch (static_cast<wal::RecordType>(r.type)) {
       case wal::RecordType::kTx:
         if (r.tx.state == wal::TxState::kCommitted) ++n->now.commits;
+        if (r.tx.state == wal::TxState::kCommitted || r.tx.state == wal::TxState::kUnknown) ++n->now.decided;
         break;
       case wal::RecordType::kCutFinish: {
         const wal::Uuid& id = r.decoded.cut_finish.cut_id;
@@ -84,22 +85,32 @@ std::vector<std::optional<IncrementWindow>> IncrementWindows(const cut::ClusterR
     }
     for (const auto& row : c.nodes) {
       const auto k = node_of.find(row.node);
-      if (k == node_of.end() || !row.has_finish) continue;
+      if (k == node_of.end() || k->second >= indexes.size() || !row.has_finish) continue;
       const WalTally::Node& n = tally.node(k->second);
       const auto end = n.finish.find({c.id.hi, c.id.lo});
       if (end == n.finish.end()) continue;
       WalTally::Counts begin;
+      // The node's Before commits of each side: every commit before the Finish record
+      // but the After ones (or every commit before the base snapshot's record).
+      const cut::NodeIndex& idx = indexes[k->second];
+      const cut::CutOnNode* on = cut::FindCut(idx, c.id);
+      uint64_t before_end = end->second.decided - std::min(end->second.decided, on ? on->after_by_finish : 0);
+      uint64_t before_begin = 0;
       const auto from = p == nullptr ? n.finish.end() : n.finish.find({p->id.hi, p->id.lo});
       if (from != n.finish.end()) {
         begin = from->second;
+        const cut::CutOnNode* was = cut::FindCut(idx, p->id);
+        before_begin = begin.decided - std::min(begin.decided, was ? was->after_by_finish : 0);
       } else {
         for (const auto& [base, counts] : n.bases) {
           if (base.first == c.base && base.second < row.finish) begin = counts;
         }
+        before_begin = begin.decided;
       }
       w.records += end->second.records - begin.records;
       w.bytes += end->second.bytes - begin.bytes;
       w.commits += end->second.commits - begin.commits;
+      w.before_commits += before_end - std::min(before_end, before_begin);
     }
     out[i] = w;
     last[c.base] = i;

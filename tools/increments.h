@@ -39,6 +39,7 @@ class WalTally {
  public:
   struct Counts {
     uint64_t records = 0, bytes = 0, commits = 0;  // commits: COMMITTED TX_RECORDs
+    uint64_t decided = 0;                          // COMMITTED or UNKNOWN: what the cut check takes for commits
   };
   explicit WalTally(size_t nodes);
   // The tap of the i-th node of the inputs (called on its reading thread).
@@ -60,6 +61,10 @@ class WalTally {
 struct IncrementWindow {
   uint64_t from_ts = 0, to_ts = 0;               // the time it covers
   uint64_t records = 0, bytes = 0, commits = 0;  // of its range, summed over the nodes
+  // The commits on this cut's Before side and not on the previous one's (for the first
+  // increment: after the base snapshot's record), summed over the nodes; a transaction
+  // counts on each node that commits it.
+  uint64_t before_commits = 0;
 };
 
 // Per cut of `report` (nullopt for the others). `node_of` maps a node name to its index

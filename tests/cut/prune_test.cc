@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "libcut/side.h"
 #include "libwal/segment_file.h"
 #include "libwal/wal_reader.h"
 #include "tests/support/run_cli.h"
@@ -220,8 +222,9 @@ TEST_F(Prune, MovesWithoutOverwritingAndAgainIsANoOp) {
 }
 
 // `cuts`: each increment's window counts the records from the previous increment's
-// Finish record (or the base snapshot's record) to its own, on each node, and says
-// whether restore would take it now.
+// Finish record (or the base snapshot's record) to its own, on each node, the commits on
+// its cut's Before side and not on the previous one's, and says whether restore would
+// take it now.
 using IncrementWindows = Prune;
 
 TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
@@ -229,19 +232,43 @@ TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
   // Independently: each node's records, read here, between the boundaries.
   std::map<std::string, std::vector<std::pair<wal::Pointer, bool>>> records;  // node -> (ptr, COMMITTED tx)
   std::map<std::string, std::map<std::string, wal::Pointer>> bases;           // node -> name -> record
+  // Each node's commits (COMMITTED or UNKNOWN) and each cut's records and sets there.
+  struct CutRecords {
+    wal::Pointer start, finish;
+    std::set<wal::TxId> before, after;
+  };
+  std::map<std::string, std::vector<std::pair<wal::Pointer, wal::TxId>>> commits;
+  std::map<std::string, std::map<std::string, CutRecords>> cut_records;  // node -> cut id -> records
   for (const char* node : {"node-0", "node-1", "node-2", "node-3"}) {
     auto reader = wal::WalReader::OpenDirectory(c_ + "/" + node + "/wal", {}, nullptr);
     ASSERT_TRUE(reader.ok());
     const wal::Record* r = nullptr;
     while ((*reader)->Next(&r)) {
-      const bool commit = r->type == static_cast<uint8_t>(wal::RecordType::kTx) &&
-                          r->decoded.tx.state == wal::TxState::kCommitted;
+      const auto& d = r->decoded;
+      const bool tx = r->type == static_cast<uint8_t>(wal::RecordType::kTx);
+      const bool commit = tx && d.tx.state == wal::TxState::kCommitted;
       records[node].emplace_back(r->ptr, commit);
+      if (tx && (commit || d.tx.state == wal::TxState::kUnknown)) commits[node].emplace_back(r->ptr, d.tx.xid);
       if (r->type == static_cast<uint8_t>(wal::RecordType::kClusterSnapshot)) {
-        bases[node][std::string(r->decoded.snapshot.name)] = r->ptr;
+        bases[node][std::string(d.snapshot.name)] = r->ptr;
+      }
+      if (r->type == static_cast<uint8_t>(wal::RecordType::kCutStart)) {
+        cut_records[node][d.cut_start.cut_id.ToString()].start = r->ptr;
+      }
+      if (r->type == static_cast<uint8_t>(wal::RecordType::kCutFinish)) {
+        CutRecords& cr = cut_records[node][d.cut_finish.cut_id.ToString()];
+        cr.finish = r->ptr;
+        cr.before.insert(d.cut_finish.before.begin(), d.cut_finish.before.end());
+        cr.after.insert(d.cut_finish.after.begin(), d.cut_finish.after.end());
       }
     }
   }
+  auto side = [](const CutRecords& cr, const wal::Pointer& at, const wal::TxId& x) {
+    return cut::SideOfCommit(cut::RegionOf(at, cr.start, cr.finish), [&] { return cr.before.count(x) != 0; },
+                             [&] { return cr.after.count(x) != 0; });
+  };
+  std::map<std::string, std::string> last_cut;  // base -> the id of its previous consistent cut
+  size_t differ = 0;                             // windows whose Before commits are not its range's commits
   std::map<std::string, std::map<std::string, wal::Pointer>> last;  // base -> node -> previous Finish
   size_t windows = 0;
   uint64_t last_to = 0;
@@ -258,7 +285,8 @@ TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
     EXPECT_LT(w["from_ts"].get<uint64_t>(), w["to_ts"].get<uint64_t>());
     last_to = w["to_ts"].get<uint64_t>();
     last_base = base;
-    uint64_t want_records = 0, want_commits = 0;
+    uint64_t want_records = 0, want_commits = 0, want_before = 0;
+    const std::string id = c["id"];
     for (const auto& n : c["nodes"]) {
       const std::string node = n["node"];
       const wal::Pointer finish = *wal::Pointer::Parse(n["finish"].get<std::string>());
@@ -270,13 +298,25 @@ TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
         }
       }
       last[base][node] = finish;
+      // Before this cut, and not Before the previous one (or not before the base's record).
+      const CutRecords& now = cut_records[node].at(id);
+      for (const auto& [ptr, xid] : commits[node]) {
+        if (side(now, ptr, xid) != cut::Side::kBefore) continue;
+        const bool was = last_cut.count(base) ? side(cut_records[node].at(last_cut[base]), ptr, xid) == cut::Side::kBefore
+                                              : ptr < bases[node].at(base);
+        want_before += !was;
+      }
     }
+    last_cut[base] = id;
     EXPECT_EQ(w["records"].get<uint64_t>(), want_records) << c["id"];
     EXPECT_EQ(w["commits"].get<uint64_t>(), want_commits) << c["id"];
+    EXPECT_EQ(w["before_commits"].get<uint64_t>(), want_before) << c["id"];
+    differ += want_before != want_commits;
     EXPECT_GT(w["bytes"].get<uint64_t>(), want_records * 8) << c["id"];
     ++windows;
   }
   EXPECT_EQ(windows, 6u);
+  EXPECT_GT(differ, 0u) << "no window tells a count of its range's commits from its Before commits";
   // The base "base" gone from one node: its increments are not restorable, and say why.
   fs::remove_all(c_ + "/node-2/snapshots/base");
   const auto relisted = Json({"cuts", "--json", c_});
