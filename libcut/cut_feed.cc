@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace cut {
 
@@ -131,7 +133,11 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
     bool Next(CutOnNode* out) override {
       std::unique_lock<std::mutex> lock(pool_->mu_);
       pool_->cv_.wait(lock, [&] { return !queue_.empty() || done_; });
-      if (queue_.empty()) return false;
+      if (queue_.empty()) {
+        // What the reading threw (out of memory) is thrown here, on the consumer's thread.
+        if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+        return false;
+      }
       *out = std::move(queue_.front());
       queue_.pop_front();
       pool_->Schedule(this);
@@ -162,6 +168,7 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
     bool busy_ = false;    // a worker is reading it
     bool queued_ = false;  // in ready_
     bool gone_ = false;    // being destroyed
+    std::exception_ptr error_;  // what the inner feed threw; the feed is done then
   };
 
   std::unique_ptr<CutFeed> Add(std::unique_ptr<CutFeed> inner) {
@@ -198,14 +205,27 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
       f->busy_ = true;
       lock.unlock();
       CutOnNode c;
-      const bool more = f->inner_->Next(&c);
-      NodeIndex p = f->inner_->Progress();
-      const uint64_t last_start = f->inner_->LastStartTs();
+      bool more = false;
+      NodeIndex p;
+      uint64_t last_start = 0;
+      std::exception_ptr error;
+      try {
+        more = f->inner_->Next(&c);
+        p = f->inner_->Progress();
+        last_start = f->inner_->LastStartTs();
+      } catch (...) {  // not to end the process from a worker: the consumer gets it
+        error = std::current_exception();
+        more = false;
+      }
       lock.lock();
       f->busy_ = false;
       if (more) f->queue_.push_back(std::move(c));
-      f->progress_ = std::move(p);
-      f->last_start_ = last_start;
+      if (error) {
+        f->error_ = error;
+      } else {
+        f->progress_ = std::move(p);
+        f->last_start_ = last_start;
+      }
       f->done_ = !more;
       Schedule(f);
     }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <new>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -292,6 +293,39 @@ TEST(Summary, FeedsSharingThreadsHandOverTheirOwnCutsInOrderAndStayAFewAhead) {
     EXPECT_EQ(feeds[i]->LastStartTs(), kCuts);
   }
   EXPECT_LT(read[8].load(), kCuts);
+}
+
+// A feed whose reading throws (out of memory) after some cuts.
+class ThrowingFeed : public CountingFeed {
+ public:
+  using CountingFeed::CountingFeed;
+  bool Next(cut::CutOnNode* out) override {
+    if (++calls_ > 3) throw std::bad_alloc();
+    return CountingFeed::Next(out);
+  }
+
+ private:
+  size_t calls_ = 0;
+};
+
+// What a feed's reading throws on a worker thread reaches its consumer, once the cuts read
+// before are taken, instead of ending the process; the other feeds go on.
+TEST(Summary, FeedsSharingThreadsHandWhatAReadingThrowsToTheConsumer) {
+  std::atomic<size_t> read_a{0}, read_b{0};
+  std::vector<std::unique_ptr<cut::CutFeed>> inner;
+  inner.push_back(std::make_unique<ThrowingFeed>(0, 10, &read_a));
+  inner.push_back(std::make_unique<CountingFeed>(1, 10, &read_b));
+  auto feeds = cut::AheadFeeds(std::move(inner), 2);
+  cut::CutOnNode c;
+  for (uint64_t k = 0; k < 3; ++k) {
+    ASSERT_TRUE(feeds[0]->Next(&c));
+    EXPECT_EQ(c.id.lo, k);
+  }
+  EXPECT_THROW(feeds[0]->Next(&c), std::bad_alloc);
+  EXPECT_FALSE(feeds[0]->Next(&c)) << "a feed that threw is done";
+  size_t taken = 0;
+  while (feeds[1]->Next(&c)) ++taken;
+  EXPECT_EQ(taken, 10u);
 }
 
 TEST(Summary, ResumedReadingsGiveTheIndexOfOneReading) {
