@@ -151,8 +151,9 @@ wal::Status MoveFile(const std::string& from, const std::string& to_dir) {
   return wal::Status::Ok();
 }
 
-// Removes (or moves) each node's files, oldest first, then fsyncs the directories: a
-// crash leaves every WAL whole from some segment on, and the next run goes on.
+// Removes (or moves) each node's files, oldest first, fsyncing the directory after each
+// (a file system may otherwise keep a later removal and lose an earlier one): a crash
+// leaves every WAL whole from some segment on, and the next run goes on.
 int Apply(const PruneOptions& o, const std::vector<NodePrune>& nodes, Output& output, uint64_t* done_files) {
   const std::atomic<bool>* stop = o.cancellable ? o.cancellable() : nullptr;
   for (const auto& n : nodes) {
@@ -167,7 +168,6 @@ int Apply(const PruneOptions& o, const std::vector<NodePrune>& nodes, Output& ou
         return kExitUnreadable;
       }
     }
-    std::vector<std::string> dirs;
     for (const auto& d : n.files) {
       if (stop != nullptr && stop->load()) {
         output.Error("prune stopped by a signal after {} file(s); every WAL is whole from its first segment on, and "
@@ -188,15 +188,11 @@ int Apply(const PruneOptions& o, const std::vector<NodePrune>& nodes, Output& ou
         output.Error("{}: {}", n.node, s.message());
         return kExitUnreadable;
       }
-      ++*done_files;
-      const std::string dir = wal::ParentOf(d.file.path);
-      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
-    }
-    for (const auto& dir : dirs) {
-      if (wal::Status s = wal::SyncDirectory(dir); !s.ok()) {
+      if (s = wal::SyncDirectory(wal::ParentOf(d.file.path)); !s.ok()) {
         output.Error("{}: {}", n.node, s.message());
         return kExitUnreadable;
       }
+      ++*done_files;
     }
   }
   return kExitOk;
