@@ -134,6 +134,12 @@ bool ParseTimeTarget(std::string_view text, TimeTarget* out, std::string* why) {
       *why = form + " (from 1970)";
       return false;
     }
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (d > kDays[mo - 1] + (mo == 2 && leap ? 1 : 0)) {
+      *why = fmt::format("{:04}-{:02} has no day {}", y, mo, d);
+      return false;
+    }
     unsigned h = 0, mi = 0, sec = 0;
     uint64_t frac = 0;
     if (iso.Eat('T') || iso.Eat(' ')) {

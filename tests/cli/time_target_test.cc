@@ -47,6 +47,8 @@ TEST(TimeTarget, EachFormMeansWhatItSays) {
   EXPECT_EQ(At("2026-12-04T11:30:00+01:30"), 1796378400 * kS);
   EXPECT_EQ(At("2026-12-04T05:00:00-05:00"), 1796378400 * kS);
   EXPECT_EQ(At("2000-02-29T00:00:00Z"), 951782400 * kS);  // a leap day
+  EXPECT_EQ(At("2024-02-29"), 1709164800 * kS);           // another
+  EXPECT_EQ(At("2026-04-30"), 1777507200 * kS);
   EXPECT_EQ(At("2554-07-21T00:00:00Z"), 18446659200 * kS);  // near the last time 64-bit nanoseconds hold
   EXPECT_EQ(Back("-3h"), 3 * 3600 * kS);
   EXPECT_EQ(Back("-1h30m"), 5400 * kS);
@@ -59,7 +61,8 @@ TEST(TimeTarget, EachFormMeansWhatItSays) {
   for (const char* bad : {"", "-", "-3", "-3x", "-0.5s", "1e3", "0x10", "+3", "abc", "1.", "1.0000000001",
                           "1969-12-31T23:59:59Z", "1970-01-01T00:00:00+01:00", "2026-13-01", "2026-12-32",
                           "2026-12-04T24:00", "2026-12-04T10:00:00Q", "2026-12-04T10", "99999999999999999999",
-                          "2600-01-01", "9999-12-31T23:59:59Z"}) {
+                          "2600-01-01", "9999-12-31T23:59:59Z", "2026-02-30", "2026-02-29", "1900-02-29",
+                          "2026-04-31T00:00:00Z"}) {
     TimeTarget t;
     std::string why;
     EXPECT_FALSE(ParseTimeTarget(bad, &t, &why)) << "accepted \"" << bad << "\"";
