@@ -1,6 +1,9 @@
 #include "tools/cut_sources.h"
 
 #include <sys/resource.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <cctype>
 #include <algorithm>
@@ -137,6 +140,13 @@ bool CheckFromSummaries(const std::vector<std::string>& files, const cut::Cluste
     limit.rlim_cur = limit.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &limit);
   }
+#if defined(__GLIBC__)
+  // Each file's cuts are decoded into vectors of a few hundred KiB, freed once the cut is
+  // checked, cut after cut: above glibc's mmap threshold every one would be a new mapping,
+  // faulted in page by page (about a tenth of the time at 32 files). They stay in the heap.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
   std::vector<std::unique_ptr<cut::CutFeed>> feeds;
   std::vector<std::shared_ptr<wal::Status>> damage;
   std::vector<std::pair<std::string, uint16_t>> seen;  // node, order
