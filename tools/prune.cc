@@ -124,6 +124,15 @@ wal::Status MoveFile(const std::string& from, const std::string& to_dir) {
   const std::string to = to_dir + "/" + name;
   if (::link(from.c_str(), to.c_str()) != 0) {
     const int e = errno;
+    // The destination folder is the WAL's own (through a link): "to" is "from", and removing
+    // it would lose the file. (A hard link left by a move cut short is in another folder.)
+    struct stat from_st {}, to_st {};
+    const std::string from_dir = wal::ParentOf(from);
+    if (e == EEXIST && ::stat(from_dir.c_str(), &from_st) == 0 && ::stat(to_dir.c_str(), &to_st) == 0 &&
+        from_st.st_dev == to_st.st_dev && from_st.st_ino == to_st.st_ino) {
+      return wal::Status::InvalidArgument(
+          fmt::format("\"{}\" is the WAL's own folder \"{}\": nothing moved", to_dir, from_dir));
+    }
     if (e == EEXIST) {
       auto a = wal::ReadFileToString(from, UINT64_MAX);
       auto b = wal::ReadFileToString(to, UINT64_MAX);

@@ -221,6 +221,22 @@ TEST_F(Prune, MovesWithoutOverwritingAndAgainIsANoOp) {
   EXPECT_EQ(Json({"prune", "--json", "--keep-increments", "2", "--apply", "--move-to", moved, c_})["files"], 0);
 }
 
+// --move-to whose node folder is a link to the node's own WAL folder: every file "already
+// there" is the file itself; refused, nothing removed.
+TEST_F(Prune, MovingIntoTheWalsOwnFolderIsRefusedAndRemovesNothing) {
+  const std::string moved = dir_.path() + "/moved";
+  auto plan = Json({"prune", "--json", "--keep-increments", "2", c_});
+  ASSERT_GT(plan["files"].get<uint64_t>(), 0u);
+  const std::string node = plan["nodes"][0]["node"];
+  fs::create_directories(moved);
+  fs::create_directory_symlink(c_ + "/" + node + "/wal", moved + "/" + node);
+  const auto before = Files(c_);
+  auto r = RunCli({"prune", "-q", "--apply", "--keep-increments", "2", "--move-to", moved, c_});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("the WAL's own folder"), std::string::npos) << r.err;
+  EXPECT_EQ(Files(c_), before);
+}
+
 // `cuts`: each increment's window counts the records from the previous increment's
 // Finish record (or the base snapshot's record) to its own, on each node, the commits on
 // its cut's Before side and not on the previous one's, and says whether restore would
