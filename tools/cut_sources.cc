@@ -126,6 +126,14 @@ std::vector<cut::NodeIndex> InInputOrder(const WalInputs& inputs, std::vector<cu
   return out;
 }
 
+bool CheckDir(const std::string& dir, const WalCheck& how, Output& output, DirCuts* out, int* code) {
+  cut::StreamedCluster streamed;
+  if (!CheckFromWal({dir}, how, output, &streamed, code, &out->inputs)) return false;
+  out->indexes = InInputOrder(out->inputs, std::move(streamed.nodes));
+  out->report = std::move(streamed.report);
+  return true;
+}
+
 void PrintNodeProblems(const cut::ClusterReport& report, Output& output) {
   for (const auto& p : report.problems) {
     if (p.kind != cut::Kind::kReadErrors) output.Error("{}: {}: {}", p.node, cut::KindName(p.kind), p.detail);

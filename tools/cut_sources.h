@@ -49,6 +49,14 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
 // The streamed check's nodes (out->nodes, in node order) moved into the order the inputs
 // gave them.
 std::vector<cut::NodeIndex> InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes);
+// The cuts of one directory, as CheckFromWal finds them, with the nodes' indexes in the
+// order of the inputs.
+struct DirCuts {
+  WalInputs inputs;
+  std::vector<cut::NodeIndex> indexes;
+  cut::ClusterReport report;
+};
+bool CheckDir(const std::string& dir, const WalCheck& how, Output& output, DirCuts* out, int* code);
 // Checks the cluster of the summary files `files` cut by cut, each file read as the check
 // goes (summary_file.h). A file that cannot be opened, two of one node or one node order,
 // or damage found part way through any of them is an error: no report then.

@@ -124,12 +124,12 @@ int RunDiff(const DiffOptions& o, Output& output) {
   WalCheck how;
   how.keep_sets = true;
   how.progress = "finding the cuts";
-  cut::StreamedCluster streamed;
-  WalInputs inputs;
+  DirCuts found;
   int code = kExitOk;
-  if (!CheckFromWal({o.dir}, how, output, &streamed, &code, &inputs)) return code;
-  std::vector<cut::NodeIndex> indexes = InInputOrder(inputs, std::move(streamed.nodes));
-  const cut::ClusterReport report = std::move(streamed.report);
+  if (!CheckDir(o.dir, how, output, &found, &code)) return code;
+  const WalInputs& inputs = found.inputs;
+  const std::vector<cut::NodeIndex>& indexes = found.indexes;
+  const cut::ClusterReport& report = found.report;
   PrintNodeProblems(report, output);
   size_t ia = 0, ib = 0;
   if (!SelectCut(report, o.a, output, &ia, &code) || !SelectCut(report, o.b, output, &ib, &code)) return code;

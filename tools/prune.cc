@@ -316,12 +316,12 @@ int RunPrune(const PruneOptions& o, Output& output) {
   }
   WalCheck how;
   how.progress = "finding the cuts";
-  cut::StreamedCluster streamed;
-  WalInputs inputs;
+  DirCuts found;
   int code = kExitOk;
-  if (!CheckFromWal({o.dir}, how, output, &streamed, &code, &inputs)) return code;
-  std::vector<cut::NodeIndex> indexes = InInputOrder(inputs, std::move(streamed.nodes));
-  const cut::ClusterReport report = std::move(streamed.report);
+  if (!CheckDir(o.dir, how, output, &found, &code)) return code;
+  const WalInputs& inputs = found.inputs;
+  const std::vector<cut::NodeIndex>& indexes = found.indexes;
+  const cut::ClusterReport& report = found.report;
   if (!ignite && !inputs.cluster) {
     output.Error("\"{}\" has no cluster.json: prune needs a cluster directory", o.dir);
     return kExitUnreadable;

@@ -265,13 +265,13 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   WalCheck how;
   how.keep_sets = true;
   how.progress = "finding the cuts";
-  cut::StreamedCluster streamed;
-  WalInputs inputs;
+  DirCuts found;
   int code = kExitOk;
-  if (!CheckFromWal({o.dir}, how, output, &streamed, &code, &inputs)) return code;
-  std::vector<cut::NodeIndex> indexes = InInputOrder(inputs, std::move(streamed.nodes));
+  if (!CheckDir(o.dir, how, output, &found, &code)) return code;
+  WalInputs& inputs = found.inputs;
+  std::vector<cut::NodeIndex>& indexes = found.indexes;
   const std::optional<cut::ClusterInfo>& cluster = inputs.cluster;
-  cut::ClusterReport report = std::move(streamed.report);
+  cut::ClusterReport& report = found.report;
   PrintNodeProblems(report, output);
   size_t chosen = 0;
   uint64_t latest_ts = 0;
