@@ -189,8 +189,13 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
       cv_.notify_all();
       return;
     }
-    f->queued_ = true;
-    ready_.push_back(f);
+    try {
+      ready_.push_back(f);
+      f->queued_ = true;
+    } catch (...) {  // out of memory: the consumer gets it, the worker goes on
+      f->error_ = std::current_exception();
+      f->done_ = true;
+    }
     cv_.notify_all();
   }
 
@@ -219,7 +224,14 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
       }
       lock.lock();
       f->busy_ = false;
-      if (more) f->queue_.push_back(std::move(c));
+      if (more) {
+        try {
+          f->queue_.push_back(std::move(c));
+        } catch (...) {
+          error = std::current_exception();
+          more = false;
+        }
+      }
       if (error) {
         f->error_ = error;
       } else {

@@ -130,6 +130,14 @@ bool CheckDir(const std::string& dir, const WalCheck& how, Output& output, DirCu
   cut::StreamedCluster streamed;
   if (!CheckFromWal({dir}, how, output, &streamed, code, &out->inputs)) return false;
   out->indexes = InInputOrder(out->inputs, std::move(streamed.nodes));
+  // Callers pair indexes[k] with inputs.nodes[k]: a node the check did not index is refused.
+  for (size_t k = 0; k < out->inputs.nodes.size(); ++k) {
+    if (k >= out->indexes.size() || out->indexes[k].node != out->inputs.nodes[k].node) {
+      output.Error("{}: its WAL was not indexed by the check", out->inputs.nodes[k].node);
+      *code = kExitUnreadable;
+      return false;
+    }
+  }
   out->report = std::move(streamed.report);
   return true;
 }

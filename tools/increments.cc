@@ -107,9 +107,12 @@ std::vector<std::optional<IncrementWindow>> IncrementWindows(const cut::ClusterR
         }
         before_begin = begin.decided;
       }
-      w.records += end->second.records - begin.records;
-      w.bytes += end->second.bytes - begin.bytes;
-      w.commits += end->second.commits - begin.commits;
+      // A previous cut whose Finish came later on this node (cuts finishing out of order)
+      // adds nothing, rather than wrapping around.
+      const auto since = [](uint64_t at_end, uint64_t at_begin) { return at_end - std::min(at_end, at_begin); };
+      w.records += since(end->second.records, begin.records);
+      w.bytes += since(end->second.bytes, begin.bytes);
+      w.commits += since(end->second.commits, begin.commits);
       w.before_commits += before_end - std::min(before_end, before_begin);
     }
     out[i] = w;

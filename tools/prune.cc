@@ -147,10 +147,19 @@ wal::Status MoveFile(const std::string& from, const std::string& to_dir) {
       if (!bytes.ok()) return bytes.status();
       const std::string partial = to + ".partial";
       ::unlink(partial.c_str());  // a copy cut short by a crash
-      WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(partial, *bytes));
-      if (::rename(partial.c_str(), to.c_str()) != 0) {
-        return wal::Status::IoError(fmt::format("\"{}\": {}", to, std::strerror(errno)));
+      wal::Status w = wal::WriteNewFileSynced(partial, *bytes);
+      struct stat st {};
+      if (w.ok() && ::stat(from.c_str(), &st) == 0 && ::chmod(partial.c_str(), st.st_mode & 07777) != 0) {
+        w = wal::Status::IoError(fmt::format("\"{}\": {}", partial, std::strerror(errno)));
       }
+      // link, not rename: a file that appeared under the name meanwhile is never replaced.
+      if (w.ok() && ::link(partial.c_str(), to.c_str()) != 0) {
+        w = errno == EEXIST ? wal::Status::AlreadyExists(fmt::format(
+                                  "\"{}\" appeared while \"{}\" was copied: not overwritten", to, from))
+                            : wal::Status::IoError(fmt::format("\"{}\": {}", to, std::strerror(errno)));
+      }
+      ::unlink(partial.c_str());
+      if (!w.ok()) return w;
     } else {
       return wal::Status::IoError(fmt::format("\"{}\" to \"{}\": {}", from, to, std::strerror(e)));
     }
@@ -171,9 +180,16 @@ int Apply(const PruneOptions& o, const std::vector<NodePrune>& nodes, Output& ou
     if (!o.move_to.empty()) {
       to_dir = o.move_to + "/" + n.node;
       std::error_code ec;
-      fs::create_directories(to_dir, ec);
+      const bool created = fs::create_directories(to_dir, ec);
       if (ec) {
         output.Error("--move-to: \"{}\": {}", to_dir, ec.message());
+        return kExitUnreadable;
+      }
+      // A new node folder must survive a crash before any file is moved into it.
+      wal::Status s = created ? wal::SyncDirectory(o.move_to) : wal::Status::Ok();
+      if (s.ok() && created) s = wal::SyncDirectory(wal::ParentOf(o.move_to));
+      if (!s.ok()) {
+        output.Error("--move-to: {}", s.message());
         return kExitUnreadable;
       }
     }

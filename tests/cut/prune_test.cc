@@ -3,6 +3,7 @@
 // without overwriting, and a crash at any file leaves whole WALs that the next run
 // finishes.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -235,6 +236,42 @@ TEST_F(Prune, MovingIntoTheWalsOwnFolderIsRefusedAndRemovesNothing) {
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("the WAL's own folder"), std::string::npos) << r.err;
   EXPECT_EQ(Files(c_), before);
+}
+
+// --move-to on another file system (no hard link possible): each file is copied with its
+// bytes and permissions, synced, linked into place, and no ".partial" copy is left.
+TEST_F(Prune, MovesAcrossFileSystemsByCopyingWithTheSameBytesAndMode) {
+  struct stat here {}, shm {};
+  if (::stat(dir_.path().c_str(), &here) != 0 || ::stat("/dev/shm", &shm) != 0 || here.st_dev == shm.st_dev ||
+      ::access("/dev/shm", W_OK) != 0) {
+    GTEST_SKIP() << "needs a writable /dev/shm on another file system than the test's folder";
+  }
+  char tmpl[] = "/dev/shm/walcut-prune-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string moved = std::string(tmpl) + "/moved";
+  auto plan = Json({"prune", "--json", "--keep-increments", "2", c_});
+  ASSERT_GT(plan["files"].get<uint64_t>(), 0u);
+  const auto before = Files(c_);
+  const fs::path first = plan["nodes"][0]["files"][0]["path"].get<std::string>();
+  ASSERT_EQ(::chmod(first.c_str(), 0640), 0);
+  auto r = RunCli({"prune", "-q", "--apply", "--keep-increments", "2", "--move-to", moved, c_});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const auto& n : plan["nodes"]) {
+    for (const auto& f : n["files"]) {
+      const fs::path p = f["path"].get<std::string>();
+      const std::string to = moved + "/" + n["node"].get<std::string>() + "/" + p.filename().string();
+      EXPECT_FALSE(fs::exists(p));
+      EXPECT_EQ(testing_support::ReadFile(to), before.at(fs::relative(p, c_).string()));
+      EXPECT_FALSE(fs::exists(to + ".partial"));
+    }
+  }
+  struct stat st {};
+  const std::string first_to =
+      moved + "/" + plan["nodes"][0]["node"].get<std::string>() + "/" + first.filename().string();
+  ASSERT_EQ(::stat(first_to.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
 }
 
 // `cuts`: each increment's window counts the records from the previous increment's
