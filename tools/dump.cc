@@ -225,8 +225,8 @@ void PrintStatsBy(const Totals& t, size_t nodes, DumpOptions::StatsBy by, bool j
   if (json) {
     JsonWriter j(&b);
     j.BeginObject().Field("schema", 1).Field("by", what).Field("nodes", nodes).Field("segments", t.segments);
-    j.Field("entries", total.entries).Field("bytes", total.bytes).Field("rollbacks", total.rollbacks);
-    j.Field("torn_tails", t.torn_tails).Field("errors", t.errors).Key("rows").BeginArray();
+    j.Field("partitions", t.by_partition.size()).Field("entries", total.entries).Field("bytes", total.bytes);
+    j.Field("rollbacks", total.rollbacks).Field("torn_tails", t.torn_tails).Field("errors", t.errors).Key("rows").BeginArray();
     for (const auto& [key, r] : rows) {
       j.BeginObject().Field("cache", key.first);
       if (cache) {

@@ -261,6 +261,7 @@ TEST(DumpCli, StatsByNodePartitionAndCacheCountWhatTheRecordsHold) {
     total += row["entries"].get<uint64_t>();
   }
   EXPECT_EQ(by_part["entries"].get<uint64_t>(), total);
+  EXPECT_EQ(by_part["partitions"].get<uint64_t>(), keys.size());  // the text's Total row
   auto by_cache = nlohmann::json::parse(RunCli({"dump", "--stats=cache", "--json", c}).out);
   ASSERT_EQ(by_cache["rows"].size(), 1u);
   EXPECT_EQ(by_cache["rows"][0]["entries"].get<uint64_t>(), total);
