@@ -93,6 +93,33 @@ Status WriteNewFileSynced(const std::string& path, std::string_view bytes) {
   return s;
 }
 
+NewFilesSynced::~NewFilesSynced() {
+  for (const auto& f : open_) ::close(f.fd);
+}
+
+Status NewFilesSynced::Add(const std::string& path, std::string_view bytes) {
+  if (open_.size() >= kOpen) WAL_RETURN_IF_ERROR(Finish());
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("create", path);
+  open_.push_back({fd, path});
+  WAL_RETURN_IF_ERROR(WriteAll(fd, path, bytes));
+#if defined(__linux__)
+  // Only a hint: the fsync in Finish() is what makes the file durable.
+  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+  return Status::Ok();
+}
+
+Status NewFilesSynced::Finish() {
+  Status s = Status::Ok();
+  for (const auto& f : open_) {
+    if (s.ok() && ::fsync(f.fd) != 0) s = Errno("fsync", f.path);
+    if (::close(f.fd) != 0 && s.ok()) s = Errno("close", f.path);
+  }
+  open_.clear();
+  return s;
+}
+
 Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync) {
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -40,12 +40,14 @@ wal::Status WriteNode(const std::string& stage, NodeResult& r, ManifestNode* ent
   entry->entries = r.entries;
   entry->rollbacks_applied = r.rollbacks_applied;
   entry->gaps_closed = r.gaps_closed;
+  wal::NewFilesSynced files;  // written, then fsynced together
   for (const auto& pf : r.partitions) {
     const std::string name = PartitionFileName(pf.cache_id, pf.partition);
     const std::string bytes = EncodePartitionFile(pf);
-    WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(data + "/" + name, bytes));
+    WAL_RETURN_IF_ERROR(files.Add(data + "/" + name, bytes));
     entry->files.push_back({name, FileChecksum(bytes), pf.lwm, ContentHash(pf)});
   }
+  WAL_RETURN_IF_ERROR(files.Finish());
   WAL_RETURN_IF_ERROR(wal::SyncDirectory(data));
   return wal::SyncDirectory(node_dir);
 }
