@@ -116,28 +116,26 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
   return true;
 }
 
-std::vector<cut::NodeIndex> InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes) {
-  std::vector<cut::NodeIndex> out;
+bool InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes, Output& output,
+                  std::vector<cut::NodeIndex>* out, int* code) {
+  out->clear();
   for (const auto& in : inputs.nodes) {
-    for (auto& n : nodes) {
-      if (n.node == in.node) out.push_back(std::move(n));
+    auto n = std::find_if(nodes.begin(), nodes.end(), [&](const cut::NodeIndex& x) { return x.node == in.node; });
+    if (n == nodes.end()) {
+      output.Error("{}: its WAL was not indexed by the check", in.node);
+      *code = kExitUnreadable;
+      return false;
     }
+    out->push_back(std::move(*n));
+    nodes.erase(n);
   }
-  return out;
+  return true;
 }
 
 bool CheckDir(const std::string& dir, const WalCheck& how, Output& output, DirCuts* out, int* code) {
   cut::StreamedCluster streamed;
   if (!CheckFromWal({dir}, how, output, &streamed, code, &out->inputs)) return false;
-  out->indexes = InInputOrder(out->inputs, std::move(streamed.nodes));
-  // Callers pair indexes[k] with inputs.nodes[k]: a node the check did not index is refused.
-  for (size_t k = 0; k < out->inputs.nodes.size(); ++k) {
-    if (k >= out->indexes.size() || out->indexes[k].node != out->inputs.nodes[k].node) {
-      output.Error("{}: its WAL was not indexed by the check", out->inputs.nodes[k].node);
-      *code = kExitUnreadable;
-      return false;
-    }
-  }
+  if (!InInputOrder(out->inputs, std::move(streamed.nodes), output, &out->indexes, code)) return false;
   out->report = std::move(streamed.report);
   return true;
 }

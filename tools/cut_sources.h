@@ -46,9 +46,11 @@ struct WalCheck {
 // what the paths resolved to (the nodes in their order, the cluster file).
 bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
                   cut::StreamedCluster* out, int* code, WalInputs* inputs = nullptr);
-// The streamed check's nodes (out->nodes, in node order) moved into the order the inputs
-// gave them.
-std::vector<cut::NodeIndex> InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes);
+// The streamed check's nodes (out->nodes, in node order) moved into `out` in the order the
+// inputs gave them, so that (*out)[k] is the index of inputs.nodes[k]. An input node the
+// check did not index is refused (exit status 3), never paired with another's index.
+bool InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes, Output& output,
+                  std::vector<cut::NodeIndex>* out, int* code);
 // The cuts of one directory, as CheckFromWal finds them, with the nodes' indexes in the
 // order of the inputs.
 struct DirCuts {

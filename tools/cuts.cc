@@ -312,7 +312,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
     if (!CheckFromWal(o.paths, how, output, &streamed, &code, &inputs)) return code;
     report = std::move(streamed.report);
     PrintNodeProblems(report, output);
-    std::vector<cut::NodeIndex> indexes = InInputOrder(inputs, std::move(streamed.nodes));
+    std::vector<cut::NodeIndex> indexes;
+    if (!InInputOrder(inputs, std::move(streamed.nodes), output, &indexes, &code)) return code;
     std::map<std::string, size_t> node_of;
     for (size_t i = 0; i < inputs.nodes.size(); ++i) node_of[inputs.nodes[i].node] = i;
     if (resolved.ok() && inputs.nodes.size() == resolved->nodes.size()) {

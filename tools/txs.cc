@@ -38,8 +38,9 @@ bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Outpu
   const size_t n = inputs->nodes.size();
   census.resize(n);
   nodes->assign(n, cut::NodeTxs{});
-  std::vector<cut::NodeIndex> indexes = InInputOrder(*inputs, std::move(streamed.nodes));
-  for (size_t i = 0; i < n && i < indexes.size(); ++i) (*nodes)[i].index = std::move(indexes[i]);
+  std::vector<cut::NodeIndex> indexes;
+  if (!InInputOrder(*inputs, std::move(streamed.nodes), output, &indexes, code)) return false;
+  for (size_t i = 0; i < n; ++i) (*nodes)[i].index = std::move(indexes[i]);
   // Sorting each node's transactions: on every core.
   std::atomic<size_t> next{0};
   auto work = [&] {
