@@ -84,13 +84,30 @@ Status SyncDirectory(const std::string& dir) {
   return Status::Ok();
 }
 
-Status WriteNewFileSynced(const std::string& path, std::string_view bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("create", path);
-  Status s = WriteAll(fd, path, bytes);
-  if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync", path);
+namespace {
+
+// Creates `path` (it must not exist) and writes `bytes`: the open file in *fd, or else the
+// error, with nothing left open.
+Status CreateNew(const std::string& path, std::string_view bytes, int* fd) {
+  *fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (*fd < 0) return Errno("create", path);
+  Status s = WriteAll(*fd, path, bytes);
+  if (!s.ok()) ::close(*fd);
+  return s;
+}
+
+Status SyncAndClose(int fd, const std::string& path) {
+  Status s = ::fsync(fd) == 0 ? Status::Ok() : Errno("fsync", path);
   if (::close(fd) != 0 && s.ok()) s = Errno("close", path);
   return s;
+}
+
+}  // namespace
+
+Status WriteNewFileSynced(const std::string& path, std::string_view bytes) {
+  int fd = -1;
+  WAL_RETURN_IF_ERROR(CreateNew(path, bytes, &fd));
+  return SyncAndClose(fd, path);
 }
 
 NewFilesSynced::~NewFilesSynced() {
@@ -99,10 +116,9 @@ NewFilesSynced::~NewFilesSynced() {
 
 Status NewFilesSynced::Add(const std::string& path, std::string_view bytes) {
   if (open_.size() >= kOpen) WAL_RETURN_IF_ERROR(Finish());
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("create", path);
+  int fd = -1;
+  WAL_RETURN_IF_ERROR(CreateNew(path, bytes, &fd));
   open_.push_back({fd, path});
-  WAL_RETURN_IF_ERROR(WriteAll(fd, path, bytes));
 #if defined(__linux__)
   // Only a hint: the fsync in Finish() is what makes the file durable.
   (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
@@ -113,8 +129,11 @@ Status NewFilesSynced::Add(const std::string& path, std::string_view bytes) {
 Status NewFilesSynced::Finish() {
   Status s = Status::Ok();
   for (const auto& f : open_) {
-    if (s.ok() && ::fsync(f.fd) != 0) s = Errno("fsync", f.path);
-    if (::close(f.fd) != 0 && s.ok()) s = Errno("close", f.path);
+    if (s.ok()) {
+      s = SyncAndClose(f.fd, f.path);
+    } else {
+      ::close(f.fd);
+    }
   }
   open_.clear();
   return s;

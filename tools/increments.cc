@@ -61,6 +61,10 @@ cut::RecordTap WalTally::Tap(size_t i) {
   };
 }
 
+// A count at a later point less the count at an earlier one; a previous cut whose Finish
+// came later on the node (cuts finishing out of order) adds nothing, rather than wrapping.
+static uint64_t Since(uint64_t at_end, uint64_t at_begin) { return at_end - std::min(at_end, at_begin); }
+
 std::vector<std::optional<IncrementWindow>> IncrementWindows(const cut::ClusterReport& report,
                                                              const std::vector<cut::NodeIndex>& indexes,
                                                              const WalTally& tally,
@@ -94,26 +98,23 @@ std::vector<std::optional<IncrementWindow>> IncrementWindows(const cut::ClusterR
       // but the After ones (or every commit before the base snapshot's record).
       const cut::NodeIndex& idx = indexes[k->second];
       const cut::CutOnNode* on = cut::FindCut(idx, c.id);
-      uint64_t before_end = end->second.decided - std::min(end->second.decided, on ? on->after_by_finish : 0);
+      uint64_t before_end = Since(end->second.decided, on ? on->after_by_finish : 0);
       uint64_t before_begin = 0;
       const auto from = p == nullptr ? n.finish.end() : n.finish.find({p->id.hi, p->id.lo});
       if (from != n.finish.end()) {
         begin = from->second;
         const cut::CutOnNode* was = cut::FindCut(idx, p->id);
-        before_begin = begin.decided - std::min(begin.decided, was ? was->after_by_finish : 0);
+        before_begin = Since(begin.decided, was ? was->after_by_finish : 0);
       } else {
         for (const auto& [base, counts] : n.bases) {
           if (base.first == c.base && base.second < row.finish) begin = counts;
         }
         before_begin = begin.decided;
       }
-      // A previous cut whose Finish came later on this node (cuts finishing out of order)
-      // adds nothing, rather than wrapping around.
-      const auto since = [](uint64_t at_end, uint64_t at_begin) { return at_end - std::min(at_end, at_begin); };
-      w.records += since(end->second.records, begin.records);
-      w.bytes += since(end->second.bytes, begin.bytes);
-      w.commits += since(end->second.commits, begin.commits);
-      w.before_commits += before_end - std::min(before_end, before_begin);
+      w.records += Since(end->second.records, begin.records);
+      w.bytes += Since(end->second.bytes, begin.bytes);
+      w.commits += Since(end->second.commits, begin.commits);
+      w.before_commits += Since(before_end, before_begin);
     }
     out[i] = w;
     last[c.base] = i;
