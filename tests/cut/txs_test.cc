@@ -1,6 +1,10 @@
 // walcut txs: the transaction table across nodes, and --in-doubt finding a transaction
-// that one participant never committed.
+// that one participant never committed; --in-doubt and --state pick the rows of the
+// full table they describe, whatever the damage.
 #include <gtest/gtest.h>
+
+#include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +55,127 @@ TEST(Txs, ShowsEveryParticipantWithStateCommitAndSides) {
   bool prepared_on_1 = false;
   for (const auto& n : doubt["txs"][0]["nodes"]) prepared_on_1 |= n["node"] == "node-1" && n["state"] == "PREPARED";
   EXPECT_TRUE(prepared_on_1);
+}
+
+// The filters leave rows out before the nodes' transactions are sorted (looking at
+// each node's entries as read); what they print must be the full table's rows that
+// pass them. Three kinds of damage: a participant that never committed (PREPARED
+// there), a named participant with no record at all ("missing"), and a node with two
+// entries of one transaction (a ROLLED_BACK record long after its COMMITTED one).
+TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
+  testing_support::TempDir dir;
+  const std::string c = dir.path() + "/c";
+  sim::SimConfig cfg;
+  cfg.out_dir = c;
+  cfg.txs = 800;
+  cfg.seed = 5;
+  cfg.backups = 2;
+  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  auto first_commit_after = [&](const std::string& node, uint64_t order, wal::TxId* x) {
+    ASSERT_TRUE(testing_support::RewriteWal(c + "/" + node + "/wal", [&](wal::AnyRecord& a) {
+      if (x->IsNull() && a.type == static_cast<uint8_t>(wal::RecordType::kTx) &&
+          a.tx.state == wal::TxState::kCommitted && a.tx.xid.order > order) {
+        *x = a.tx.xid;
+      }
+      return 1;
+    }));
+    ASSERT_FALSE(x->IsNull());
+  };
+  // node-1 never logged one COMMITTED record.
+  wal::TxId prepared;
+  first_commit_after("node-1", 60, &prepared);
+  ASSERT_TRUE(testing_support::RewriteWal(c + "/node-1/wal", [&](wal::AnyRecord& a) {
+    return a.type == static_cast<uint8_t>(wal::RecordType::kTx) && a.tx.state == wal::TxState::kCommitted &&
+                   a.tx.xid == prepared
+               ? 0
+               : 1;
+  }));
+  // node-2 has no record of one transaction it took part in.
+  wal::TxId missing;
+  first_commit_after("node-2", 120, &missing);
+  ASSERT_TRUE(testing_support::RewriteWalRecords(c + "/node-2/wal", [&](const wal::AnyRecord& r) {
+    wal::AnyRecord a = r;
+    if (a.type == static_cast<uint8_t>(wal::RecordType::kTx) && a.tx.xid == missing) return std::vector<wal::AnyRecord>{};
+    if (a.type == static_cast<uint8_t>(wal::RecordType::kData)) {
+      std::erase_if(a.data.entries, [&](const wal::DataEntry& e) { return e.xid == missing; });
+      if (a.data.entries.empty()) return std::vector<wal::AnyRecord>{};
+    }
+    return std::vector<wal::AnyRecord>{a};
+  }));
+  // node-0 logs a ROLLED_BACK record of a committed transaction 50 records later; and
+  // for another, a ROLLED_BACK record before its PREPARED record, which it logs twice:
+  // two entries there, one ROLLED_BACK, one PREPARED (its roles: 2 prepared, 1 committed,
+  // 1 rolled back), and the node's state COMMITTED, which neither entry has. No other
+  // node commits that one.
+  wal::TxId twice, split;
+  first_commit_after("node-0", 150, &twice);
+  first_commit_after("node-0", twice.order + 10, &split);
+  int countdown = -1;
+  auto rolled_back = [](const wal::TxId& x) {
+    wal::AnyRecord rb;
+    rb.type = static_cast<uint8_t>(wal::RecordType::kTx);
+    rb.tx.xid = x;
+    rb.tx.state = wal::TxState::kRolledBack;
+    return rb;
+  };
+  for (const char* other : {"node-1", "node-2"}) {
+    ASSERT_TRUE(testing_support::RewriteWal(c + "/" + other + "/wal", [&](wal::AnyRecord& a) {
+      return a.type == static_cast<uint8_t>(wal::RecordType::kTx) && a.tx.state == wal::TxState::kCommitted &&
+                     a.tx.xid == split
+                 ? 0
+                 : 1;
+    }));
+  }
+  ASSERT_TRUE(testing_support::RewriteWalRecords(c + "/node-0/wal", [&](const wal::AnyRecord& r) {
+    if (r.type == static_cast<uint8_t>(wal::RecordType::kTx) && r.tx.xid == split &&
+        r.tx.state == wal::TxState::kPrepared) {
+      return std::vector<wal::AnyRecord>{rolled_back(split), r, r};
+    }
+    std::vector<wal::AnyRecord> out{r};
+    if (r.type == static_cast<uint8_t>(wal::RecordType::kTx) && r.tx.xid == twice &&
+        r.tx.state == wal::TxState::kCommitted) {
+      countdown = 50;
+    }
+    if (countdown >= 0 && countdown-- == 0) out.push_back(rolled_back(twice));
+    return out;
+  }));
+
+  auto rows = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"txs", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(c);
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.code, 1) << r.err;  // the damage is reported
+    return nlohmann::json::parse(r.out)["txs"];
+  };
+  const nlohmann::json all = rows({});
+  std::map<std::string, std::set<std::string>> states;  // tx -> its nodes' states
+  for (const auto& t : all) {
+    for (const auto& n : t["nodes"]) states[t["tx"]].insert(n["state"]);
+  }
+  EXPECT_TRUE(states[prepared.ToString()].count("PREPARED"));
+  EXPECT_TRUE(states[missing.ToString()].count("missing"));
+  EXPECT_EQ(states[twice.ToString()], std::set<std::string>{"COMMITTED"});
+  EXPECT_EQ(states[split.ToString()], (std::set<std::string>{"COMMITTED", "PREPARED"}));
+  auto expect_rows = [&](const std::vector<std::string>& filter, const auto& pass) {
+    nlohmann::json want = nlohmann::json::array();
+    for (const auto& t : all) {
+      if (pass(t)) want.push_back(t);
+    }
+    EXPECT_EQ(rows(filter), want) << filter.front();
+  };
+  auto has_state = [&](const std::string& s) { return [&, s](const nlohmann::json& t) { return states[t["tx"]].count(s) != 0; }; };
+  auto doubtful = [](const nlohmann::json& t) { return t["in_doubt"].get<bool>(); };
+  expect_rows({"--in-doubt"}, doubtful);
+  for (const std::string s : {"PREPARED", "COMMITTED", "ROLLED_BACK", "UNKNOWN", "missing"}) {
+    expect_rows({"--state", s}, has_state(s));
+  }
+  expect_rows({"--state", "rolled_back"}, has_state("ROLLED_BACK"));
+  expect_rows({"--in-doubt", "--state", "missing"},
+              [&](const nlohmann::json& t) { return doubtful(t) && has_state("missing")(t); });
+  std::set<std::string> in_doubt;
+  for (const auto& t : rows({"--in-doubt"})) in_doubt.insert(t["tx"]);
+  EXPECT_EQ(in_doubt, (std::set<std::string>{prepared.ToString(), missing.ToString(), split.ToString()}));
 }
 
 }  // namespace
