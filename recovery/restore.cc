@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
@@ -11,6 +12,8 @@
 
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
+#include "libcut/flat_table.h"
+#include "libcut/hash.h"
 #include "libcut/side.h"
 #include "libcut/tx_order.h"
 #include "recovery/counter_tracker.h"
@@ -90,19 +93,64 @@ wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std
   return meta->pointer;
 }
 
+// A node's copies by PackedCopyKey: a replay finds one for every write, through an
+// index of open addressing over copies that never move.
+class Copies {
+ public:
+  Copy* Find(uint64_t key) {
+    const Slot* s = index_.Find(key);
+    return s != nullptr ? s->copy : nullptr;
+  }
+  // The copy of (cache, partition), made empty when there is none.
+  Copy& Get(uint32_t cache, uint32_t partition) {
+    Slot& s = *index_.Upsert(PackedCopyKey(cache, partition)).first;
+    if (s.copy == nullptr) {
+      s.copy = &copies_.emplace_back();
+      s.copy->cache = cache;
+      s.copy->partition = partition;
+    }
+    return *s.copy;
+  }
+  // Every copy, in (cache, partition) order.
+  std::vector<Copy*> Sorted() {
+    std::vector<Copy*> out;
+    for (Copy& c : copies_) out.push_back(&c);
+    std::sort(out.begin(), out.end(), [](const Copy* x, const Copy* y) {
+      return PackedCopyKey(x->cache, x->partition) < PackedCopyKey(y->cache, y->partition);
+    });
+    return out;
+  }
+  void clear() {
+    index_.Reset();
+    copies_.clear();
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    Copy* copy = nullptr;
+  };
+  struct Traits {
+    using Key = uint64_t;
+    static uint64_t Hash(uint64_t k) { return cut::Mix64(k); }
+    static uint64_t KeyOf(const Slot& s) { return s.key; }
+    static void Init(Slot* s, uint64_t k) { s->key = k; }
+  };
+  cut::FlatTable<Slot, Traits> index_;
+  std::deque<Copy> copies_;
+};
+
 // Applies one committed write to its copy: only if newer than what the copy holds (a
 // backup may log two transactions on one key in either order). A copy this node did
 // not hold in the base is not written, unless `create` (there is no base: Ignite's WAL,
 // replayed from its first record, where a node's copies are those it wrote).
-void Apply(OwnedEntry& e, std::unordered_map<uint64_t, Copy>& copies, bool create, NodeResult* out) {
-  auto c = copies.find(PackedCopyKey(e.cache, e.partition));
-  if (c == copies.end()) {
+void Apply(OwnedEntry& e, Copies& copies, bool create, NodeResult* out) {
+  Copy* c = copies.Find(PackedCopyKey(e.cache, e.partition));
+  if (c == nullptr) {
     if (!create) return;
-    c = copies.emplace(PackedCopyKey(e.cache, e.partition), Copy{}).first;
-    c->second.cache = e.cache;
-    c->second.partition = e.partition;
+    c = &copies.Get(e.cache, e.partition);
   }
-  Copy& copy = c->second;
+  Copy& copy = *c;
   ++out->entries;
   copy.applied.push_back(e.counter);
   copy.highest = std::max(copy.highest, e.counter);
@@ -303,15 +351,35 @@ class NodeReplay {
   const ProgressFn& progress_;
   const std::set<wal::TxId> before_, after_;
   NodeResult out_;
-  std::unordered_map<uint64_t, Copy> copies_;  // by PackedCopyKey
-  std::unordered_map<wal::TxId, std::vector<OwnedEntry>, wal::TxIdHash> pending_;
-  // The entries of the transaction written last (a DATA record holds one transaction's
+  template <typename Entry>
+  struct ByTx {  // the traits of a table of Entry by transaction id (field xid)
+    using Key = wal::TxId;
+    static uint64_t Hash(const wal::TxId& x) { return cut::HashTxId(x); }
+    static wal::TxId KeyOf(const Entry& e) { return e.xid; }
+    static void Init(Entry* e, const wal::TxId& x) { e->xid = x; }
+  };
+  Copies copies_;
+  // The writes of each transaction waiting for its final record: lists kept in a pool
+  // and reused (a list keeps its capacity), found by transaction.
+  struct Pending {
+    wal::TxId xid;
+    uint32_t list = 0;  // in lists_
+  };
+  cut::FlatTable<Pending, ByTx<Pending>> pending_;
+  std::vector<std::vector<OwnedEntry>> lists_;
+  std::vector<uint32_t> free_lists_;
+  // The list of the transaction written last (a DATA record holds one transaction's
   // writes, often several): found once per run of them.
+  static constexpr uint32_t kNoList = UINT32_MAX;
   wal::TxId last_xid_;
-  std::vector<OwnedEntry>* last_pending_ = nullptr;
+  uint32_t last_list_ = kNoList;
   // The side of each transaction still holding a role open here: its first commit placed
   // it (side.h), and its later roles follow.
-  std::unordered_map<wal::TxId, cut::Side, wal::TxIdHash> placed_;
+  struct Placed {
+    wal::TxId xid;
+    cut::Side side = cut::Side::kBefore;
+  };
+  cut::FlatTable<Placed, ByTx<Placed>> placed_;
   cut::TxOrder order_;
   std::vector<wal::RollbackRecord> rollbacks_;
   uint64_t since_progress_ = 0;
@@ -323,9 +391,7 @@ wal::Status NodeReplay::LoadBase() {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
     if (!plan_.Selected(pf->cache_id, pf->partition)) continue;
-    Copy& c = copies_[PackedCopyKey(pf->cache_id, pf->partition)];
-    c.cache = pf->cache_id;
-    c.partition = pf->partition;
+    Copy& c = copies_.Get(pf->cache_id, pf->partition);
     c.base_counter = c.highest = pf->lwm;
     for (auto& e : pf->entries) c.data.emplace(std::move(e.key), Value{std::move(e.value), e.counter, false});
   }
@@ -393,12 +459,23 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
     if (plan_.ignite && e.xid.IsNull()) continue;  // a rebalance's write (PRELOAD): of no transaction
     if (!plan_.Selected(e.cache_id, e.partition)) continue;
-    if (last_pending_ == nullptr || e.xid != last_xid_) {
+    if (last_list_ == kNoList || e.xid != last_xid_) {
       last_xid_ = e.xid;
-      last_pending_ = &pending_[e.xid];  // elements of an unordered_map do not move
+      auto [p, fresh] = pending_.Upsert(e.xid);
+      if (fresh) {
+        if (free_lists_.empty()) {
+          p->list = static_cast<uint32_t>(lists_.size());
+          lists_.emplace_back();
+        } else {
+          p->list = free_lists_.back();
+          free_lists_.pop_back();
+        }
+      }
+      last_list_ = p->list;
     }
+    std::vector<OwnedEntry>& list = lists_[last_list_];
     if (!plan_.ignite) {
-      last_pending_->push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
+      list.push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
                                  std::string(e.value)});
       continue;
     }
@@ -412,7 +489,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
                                                    wal::EntryOpName(e.op)));
     }
     const bool remove = e.op == wal::EntryOp::kDelete;
-    last_pending_->push_back({e.cache_id, e.partition, e.counter, remove, IgniteObject(e.key_type, e.key),
+    list.push_back({e.cache_id, e.partition, e.counter, remove, IgniteObject(e.key_type, e.key),
                               remove || e.value_null ? std::string() : IgniteObject(e.value_type, e.value)});
   }
   return wal::Status::Ok();
@@ -421,16 +498,16 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
 // The side of transaction `x` committing at `commit`: placed by its first commit here,
 // kept while it has a role open.
 cut::Side NodeReplay::SideOf(const wal::TxId& x, const wal::Pointer& commit) {
-  auto known = placed_.find(x);
+  Placed* known = placed_.Find(x);
   const cut::Side side =
-      known != placed_.end()
-          ? known->second
+      known != nullptr
+          ? known->side
           : cut::SideOfCommit(cut::RegionOf(commit, plan_.start, plan_.finish), [&] { return before_.count(x) != 0; },
                               [&] { return after_.count(x) != 0; });
   if (order_.IsOpen(x)) {
-    placed_.emplace(x, side);
-  } else if (known != placed_.end()) {
-    placed_.erase(known);
+    if (known == nullptr) placed_.Upsert(x).first->side = side;
+  } else if (known != nullptr) {
+    placed_.Erase(known);
   }
   return side;
 }
@@ -446,31 +523,33 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
   if (std::string why = order_.OnFinal(x, wal::TxStateName(t.state), ignite_rollback); !why.empty()) {
     return OutOfOrder(r, why);
   }
-  auto it = pending_.find(x);
-  if (it != pending_.end() && last_pending_ == &it->second) last_pending_ = nullptr;  // erased below
-  if (t.state == wal::TxState::kRolledBack) {
-    if (it != pending_.end()) pending_.erase(it);
-    if (!order_.IsOpen(x)) placed_.erase(x);
-    return wal::Status::Ok();
+  // The transaction's writes: out of the table (their list returns to the pool below).
+  uint32_t list = kNoList;
+  if (Pending* p = pending_.Find(x); p != nullptr) {
+    list = p->list;
+    pending_.Erase(p);
+    if (last_list_ == list) last_list_ = kNoList;
   }
-  if (SideOf(x, r.ptr) == cut::Side::kAfter) {
+  if (t.state == wal::TxState::kRolledBack) {
+    if (Placed* p = placed_.Find(x); p != nullptr && !order_.IsOpen(x)) placed_.Erase(p);
+  } else if (SideOf(x, r.ptr) == cut::Side::kAfter) {
     ++out_.txs_skipped;
   } else {
     ++out_.txs_applied;
-    if (it != pending_.end()) {
-      for (auto& e : it->second) Apply(e, copies_, plan_.ignite, &out_);
+    if (list != kNoList) {
+      for (auto& e : lists_[list]) Apply(e, copies_, plan_.ignite, &out_);
     }
   }
-  if (it != pending_.end()) pending_.erase(it);
+  if (list != kNoList) {
+    lists_[list].clear();
+    free_lists_.push_back(list);
+  }
   return wal::Status::Ok();
 }
 
 NodeResult NodeReplay::Finish() {
-  std::vector<uint64_t> keys;  // the partition files in (cache, partition) order
-  for (const auto& kv : copies_) keys.push_back(kv.first);
-  std::sort(keys.begin(), keys.end());
-  for (uint64_t key : keys) {
-    Copy& copy = copies_.at(key);
+  for (Copy* p : copies_.Sorted()) {  // the partition files in (cache, partition) order
+    Copy& copy = *p;
     // The restored counter is the highest write applied (or the base's). Rollbacks close
     // ranges below it; above it they are dropped, or copies that logged the rollback
     // before the cut and copies that logged it after would disagree.
