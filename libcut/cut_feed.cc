@@ -54,7 +54,7 @@ class IndexFeedImpl : public CutFeed {
   uint64_t last_start_ = 0;
 };
 
-// A node's WAL read as its cuts are asked for (WalFeed runs it ahead on a thread).
+// A node's WAL read as its cuts are asked for.
 class WalStreamFeed : public CutFeed {
  public:
   explicit WalStreamFeed(std::unique_ptr<NodeIndexStream> stream) : stream_(std::move(stream)) {}
@@ -253,10 +253,6 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
 
 }  // namespace
 
-std::unique_ptr<CutFeed> AheadFeed(std::unique_ptr<CutFeed> inner) {
-  return std::make_shared<FeedPool>(1)->Add(std::move(inner));
-}
-
 std::vector<std::unique_ptr<CutFeed>> AheadFeeds(std::vector<std::unique_ptr<CutFeed>> inner, size_t threads) {
   auto pool = std::make_shared<FeedPool>(std::max<size_t>(threads, 1));
   std::vector<std::unique_ptr<CutFeed>> out;
@@ -268,7 +264,7 @@ wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal
                                               RecordTap tap) {
   auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap));
   if (!stream.ok()) return stream.status();
-  return AheadFeed(std::make_unique<WalStreamFeed>(std::move(stream).value()));
+  return std::unique_ptr<CutFeed>(std::make_unique<WalStreamFeed>(std::move(stream).value()));
 }
 
 

@@ -1,5 +1,5 @@
 // A node's cuts handed to the cluster check one at a time, whatever they are read from:
-// a WAL read on a thread of its own, an index already built (a WAL read whole, or a
+// a WAL read as they are asked for, an index already built (a WAL read whole, or a
 // summary file), or nothing (a node whose WAL cannot be opened).
 #pragma once
 
@@ -28,15 +28,12 @@ class CutFeed {
 std::unique_ptr<CutFeed> IndexFeed(const NodeIndex& index);
 // The feed of a node whose WAL cannot be opened: no cut, and `why` as its open_error.
 std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::string& why);
-// `inner` pulled on a thread of its own, a few cuts ahead of the consumer (for a feed
-// whose cuts cost work to produce, such as a summary file's decoding).
-std::unique_ptr<CutFeed> AheadFeed(std::unique_ptr<CutFeed> inner);
 // The feeds `inner` pulled by `threads` threads shared among them, each feed a few cuts
-// ahead of its consumer, the feeds served in turn (for many feeds of cheap cuts, such as
-// a cluster's summary files: fewer threads than feeds, their memory reused).
+// ahead of its consumer, the feeds served in turn (for more feeds than cores, such as a
+// cluster's WALs or summary files: fewer threads than feeds, their memory reused).
 std::vector<std::unique_ptr<CutFeed>> AheadFeeds(std::vector<std::unique_ptr<CutFeed>> inner, size_t threads);
-// A feed reading `wal_dir` on a thread of its own, a few cuts ahead of the consumer.
-// `tap` sees every record, on that thread.
+// A feed reading `wal_dir` as its cuts are asked for, on the asking thread (AheadFeeds
+// reads feeds ahead of the consumer on a few threads); `tap` sees every record, in order.
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,
                                               RecordTap tap = nullptr);
 

@@ -100,6 +100,9 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
     auto feed = cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i) : nullptr);
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
+  // As many reading threads as cores, not one per node: each takes the next node with
+  // room ahead of the check (as fast, with less memory: fewer stacks and heap arenas).
+  feeds = cut::AheadFeeds(std::move(feeds), how.threads != 0 ? how.threads : std::max(1u, std::thread::hardware_concurrency()));
   const auto kept = KeptIncrementsOf(inputs.nodes);
   {
     Progress progress = WalProgress(output, how.progress, inputs.nodes);

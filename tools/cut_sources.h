@@ -37,12 +37,14 @@ struct WalCheck {
   // The words of the progress line.
   std::string progress = "reading the WALs";
   // When set, tap(i) is called for the i-th node of the inputs, before its WAL is read:
-  // what it returns sees each record of that WAL, in order, on the node's thread.
+  // what it returns sees each record of that WAL, in order, on one thread at a time.
   std::function<cut::RecordTap(size_t)> tap;
+  // Threads reading the WALs, taking the nodes in turn; 0: one per core.
+  size_t threads = 0;
 };
 
-// Checks the cluster under `paths` cut by cut while reading its node WALs (one thread
-// per node), then prints each node's first read errors. `inputs`, when given, receives
+// Checks the cluster under `paths` cut by cut while reading its node WALs (how.threads
+// threads taking the nodes in turn), then prints each node's first read errors. `inputs`, when given, receives
 // what the paths resolved to (the nodes in their order, the cluster file).
 bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
                   cut::StreamedCluster* out, int* code, WalInputs* inputs = nullptr);

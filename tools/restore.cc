@@ -265,6 +265,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   WalCheck how;
   how.keep_sets = true;
   how.progress = "finding the cuts";
+  how.threads = o.jobs;  // --jobs counts the threads of both phases (0: one per core)
   DirCuts found;
   int code = kExitOk;
   if (!CheckDir(o.dir, how, output, &found, &code)) return code;
