@@ -476,7 +476,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
     std::vector<OwnedEntry>& list = lists_[last_list_];
     if (!plan_.ignite) {
       list.push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
-                                 std::string(e.value)});
+                      std::string(e.value)});
       continue;
     }
     // Ignite: a READ or NOOP entry changes nothing; TRANSFORM and RELOAD carry what
@@ -490,7 +490,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
     }
     const bool remove = e.op == wal::EntryOp::kDelete;
     list.push_back({e.cache_id, e.partition, e.counter, remove, IgniteObject(e.key_type, e.key),
-                              remove || e.value_null ? std::string() : IgniteObject(e.value_type, e.value)});
+                    remove || e.value_null ? std::string() : IgniteObject(e.value_type, e.value)});
   }
   return wal::Status::Ok();
 }

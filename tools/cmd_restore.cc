@@ -39,7 +39,8 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   sub->add_option("--cache", *caches, "Restore only this cache id (repeatable)")->type_name("ID");
   sub->add_option("--partition", *partitions, "Restore only this partition, of every cache restored (repeatable)")
       ->type_name("P");
-  AddWhole(sub, "--jobs", &o->jobs, 1, 256, "Threads: reading the WALs, then nodes restored at once (default: one per core)");
+  AddWhole(sub, "--jobs", &o->jobs, 1, 256,
+           "Threads: reading the WALs, then nodes restored at once (default: one per core)");
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");
   sub->add_flag("--force", o->force,
                 "Keep the output even when its copies do not all agree (marked so in restore.json)");

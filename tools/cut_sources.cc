@@ -102,7 +102,8 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
   }
   // As many reading threads as cores, not one per node: each takes the next node with
   // room ahead of the check (as fast, with less memory: fewer stacks and heap arenas).
-  feeds = cut::AheadFeeds(std::move(feeds), how.threads != 0 ? how.threads : std::max(1u, std::thread::hardware_concurrency()));
+  const size_t threads = how.threads != 0 ? how.threads : std::max(1u, std::thread::hardware_concurrency());
+  feeds = cut::AheadFeeds(std::move(feeds), threads);
   const auto kept = KeptIncrementsOf(inputs.nodes);
   {
     Progress progress = WalProgress(output, how.progress, inputs.nodes);

@@ -44,8 +44,9 @@ struct WalCheck {
 };
 
 // Checks the cluster under `paths` cut by cut while reading its node WALs (how.threads
-// threads taking the nodes in turn), then prints each node's first read errors. `inputs`, when given, receives
-// what the paths resolved to (the nodes in their order, the cluster file).
+// threads taking the nodes in turn), then prints each node's first read errors.
+// `inputs`, when given, receives what the paths resolved to (the nodes in their order,
+// the cluster file).
 bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
                   cut::StreamedCluster* out, int* code, WalInputs* inputs = nullptr);
 // The streamed check's nodes (out->nodes, in node order) moved into `out` in the order the

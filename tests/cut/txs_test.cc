@@ -95,7 +95,9 @@ TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
   first_commit_after("node-2", 120, &missing);
   ASSERT_TRUE(testing_support::RewriteWalRecords(c + "/node-2/wal", [&](const wal::AnyRecord& r) {
     wal::AnyRecord a = r;
-    if (a.type == static_cast<uint8_t>(wal::RecordType::kTx) && a.tx.xid == missing) return std::vector<wal::AnyRecord>{};
+    if (a.type == static_cast<uint8_t>(wal::RecordType::kTx) && a.tx.xid == missing) {
+      return std::vector<wal::AnyRecord>{};
+    }
     if (a.type == static_cast<uint8_t>(wal::RecordType::kData)) {
       std::erase_if(a.data.entries, [&](const wal::DataEntry& e) { return e.xid == missing; });
       if (a.data.entries.empty()) return std::vector<wal::AnyRecord>{};
@@ -164,7 +166,9 @@ TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
     }
     EXPECT_EQ(rows(filter), want) << filter.front();
   };
-  auto has_state = [&](const std::string& s) { return [&, s](const nlohmann::json& t) { return states[t["tx"]].count(s) != 0; }; };
+  auto has_state = [&](const std::string& s) {
+    return [&, s](const nlohmann::json& t) { return states[t["tx"]].count(s) != 0; };
+  };
   auto doubtful = [](const nlohmann::json& t) { return t["in_doubt"].get<bool>(); };
   expect_rows({"--in-doubt"}, doubtful);
   for (const std::string s : {"PREPARED", "COMMITTED", "ROLLED_BACK", "UNKNOWN", "missing"}) {
