@@ -21,7 +21,6 @@ void CommitWindow::OnWrite(const wal::DataEntry& e) {
 void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
   Commit c;
   c.xid = t.xid;
-  c.hash = HashTxId(t.xid);
   c.ptr = at;
   // Participants that are not node orders (Apache Ignite's) are not kept: the
   // participant rule is not applied to them.

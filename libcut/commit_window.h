@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "libcut/hash.h"
 #include "libwal/ids.h"
 #include "libwal/record.h"
 
@@ -36,7 +37,8 @@ struct Commit {
   uint32_t participant_set = UINT32_MAX;
   uint32_t writes_count = 0;
   uint64_t writes_begin = 0;  // its writes: positions [begin, begin + count) of the window's
-  uint64_t hash = 0;          // HashTxId(xid)
+  // Computed, not kept: a window holds many commits.
+  uint64_t hash() const { return HashTxId(xid); }
 };
 
 // A queue in blocks of a fixed size: pushed at the back, popped at the front, indexed

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "libcut/hash.h"
 #include "libcut/side.h"
 #include "libcut/violation.h"
 #include "libwal/ids.h"
@@ -26,7 +27,8 @@ struct TxSide {
   wal::TxId xid;
   wal::Pointer commit;               // its COMMITTED TxRecord
   Side side = Side::kAfter;
-  uint64_t hash = 0;                 // HashTxId(xid) (hash.h), for the cluster join
+  // For the cluster join; computed, not kept (a window holds many of these).
+  uint64_t hash() const { return HashTxId(xid); }
 };
 
 // The participants of a window transaction (by index in CutOnNode::txs): node orders of

@@ -32,9 +32,9 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
     const uint64_t bit = j.masked ? uint64_t{1} << i : 0;
     const auto& txs = on[i]->txs;
     for (size_t k = 0; k < txs.size(); ++k) {
-      if (k + kAhead < txs.size()) j.first.Prefetch(txs[k + kAhead].hash);
+      if (k + kAhead < txs.size()) j.first.Prefetch(txs[k + kAhead].hash());
       const TxSide& t = txs[k];
-      const auto [at, fresh] = j.first.Insert(t.xid, t.hash, static_cast<uint32_t>(j.seen.size()),
+      const auto [at, fresh] = j.first.Insert(t.xid, t.hash(), static_cast<uint32_t>(j.seen.size()),
                                               [&](uint32_t e) -> const wal::TxId& { return j.seen[e].xid; });
       if (fresh) j.seen.push_back(CutJoin::Seen{t.xid, t.commit, 0, 0, static_cast<uint32_t>(i), t.side});
       CutJoin::Seen& f = j.seen[at];

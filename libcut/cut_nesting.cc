@@ -53,7 +53,7 @@ void NestingCheck::Check(const std::vector<const NodeIndex*>& nodes, const CutRe
       return e != nullptr && (e->after >> at & 1) != 0;
     };
     for (size_t k = 0; k < a->txs.size(); ++k) {
-      if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].hash);
+      if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].hash());
       const TxSide& t = a->txs[k];
       if (t.side == Side::kBefore && after_next(t.xid)) {
         next.violations.push_back({Kind::kNotNested, t.xid, {n->node},

@@ -128,7 +128,6 @@ void CommitWindow::Load(VarintReader& in) {
         c.writes_count > writes_.size() - (c.writes_begin - writes_base_)) {
       throw CodecError("a commit's writes lie outside the window");
     }
-    c.hash = HashTxId(c.xid);
     commits_.push_back(c);
   }
 }

@@ -276,7 +276,6 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
       TxSide fresh;
       fresh.xid = xids.Get(in);
       fresh.commit = commits.Get(in);
-      fresh.hash = HashTxId(fresh.xid);
       c.txs.push_back(fresh);
     }
     TxSide& t = c.txs[k];

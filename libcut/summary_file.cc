@@ -139,7 +139,6 @@ CutOnNode ParseCut(const JsonObject& o) {
     s.xid = ParseTxId(t[0], where);
     s.side = ParseSide(t[1], where);
     s.commit = ParsePointer(t[2], where);
-    s.hash = HashTxId(s.xid);
     if (!t[3].is_array() || t[3].size() > 65535) throw JsonFieldError(where + ": participants: expected an array");
     std::vector<uint16_t> nodes;
     for (const auto& n : t[3]) nodes.push_back(static_cast<uint16_t>(JsonUint(n, where + ": participants", 65535)));

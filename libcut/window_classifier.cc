@@ -46,7 +46,8 @@ void WindowClassifier::CheckSets(CutOnNode& c) {
 Side WindowClassifier::SideAt(const CommitWindow& w, const Bounds& b, size_t i) const {
   const Commit& k = w[i];
   const Region where = i < b.start ? Region::kBeforeStart : i < b.finish ? Region::kBetween : Region::kAfterFinish;
-  return SideOfCommit(where, [&] { return before_.Contains(k.xid, k.hash); }, [&] { return after_.Contains(k.xid, k.hash); });
+  const uint64_t h = k.hash();
+  return SideOfCommit(where, [&] { return before_.Contains(k.xid, h); }, [&] { return after_.Contains(k.xid, h); });
 }
 
 // Every commit of the window, in WAL order: its side, the first commit of each
@@ -62,25 +63,26 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
   c.after_by_finish = 0;
   constexpr size_t kAhead = 8;  // prefetch distance
   for (size_t i = b.first; i < b.end; ++i) {
-    if (i + kAhead < b.end) seen_.Prefetch(w[i + kAhead].hash);
+    if (i + kAhead < b.end) seen_.Prefetch(w[i + kAhead].hash());
     const Commit& k = w[i];
+    const uint64_t hash = k.hash();
     const Side side = SideAt(w, b, i);
     if (i < b.finish && side == Side::kAfter) ++c.after_by_finish;
     if (i >= b.finish) {
-      if (before_.Contains(k.xid, k.hash) || (!ignite_ && after_.Contains(k.xid, k.hash))) {
+      if (before_.Contains(k.xid, hash) || (!ignite_ && after_.Contains(k.xid, hash))) {
         c.problems.push_back({Kind::kListedAfterFinish, k.xid, k.ptr,
                               fmt::format("listed in the Finish record at {} but committed after it", c.finish.ToString())});
       }
     } else if (i >= b.start && side == Side::kBefore) {
       ranged_.Insert(k.xid, 0);
     }
-    const auto [first, fresh] = seen_.Insert(k.xid, k.hash, static_cast<uint32_t>(c.txs.size()), id_at);
+    const auto [first, fresh] = seen_.Insert(k.xid, hash, static_cast<uint32_t>(c.txs.size()), id_at);
     if (fresh) {
       // Participants matter only for Before transactions committed after Start.
       if (side == Side::kBefore && i >= b.start) {
         c.participants.push_back({static_cast<uint32_t>(c.txs.size()), w.Participants(k)});
       }
-      c.txs.push_back(TxSide{k.xid, k.ptr, side, k.hash});
+      c.txs.push_back(TxSide{k.xid, k.ptr, side});
     } else if (c.txs[first].side != side) {
       c.problems.push_back({Kind::kSideSplit, k.xid, k.ptr,
                             fmt::format("committed on both sides of the cut on this node (at {} and {})",

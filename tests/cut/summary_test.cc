@@ -54,7 +54,6 @@ cut::TxSide Tx(uint64_t order, uint32_t offset, cut::Side side) {
   t.xid = {1, 2, order};
   t.commit = {3, offset};
   t.side = side;
-  t.hash = cut::HashTxId(t.xid);
   return t;
 }
 
