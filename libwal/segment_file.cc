@@ -101,14 +101,19 @@ const std::string& SegmentBytes::damage() const {
 bool SegmentBytes::Fill(size_t upto) {
   if (size_ >= upto) return true;
   if (stream_ == nullptr) return false;
-  return Decompress(upto);
+  return Decompress(upto, size_t{1} << 20);
 }
 
-// Decompresses in steps of at most 1 MiB of output until `upto` bytes are out, the frame
-// ends, or damage stops it.
-bool SegmentBytes::Decompress(size_t upto) {
+bool SegmentBytes::FillHead(size_t upto) {
+  if (size_ >= upto) return true;
+  if (stream_ == nullptr) return false;
+  return Decompress(upto, upto - size_);
+}
+
+// Decompresses in steps of at most `step` bytes of output until `upto` bytes are out,
+// the frame ends, or damage stops it.
+bool SegmentBytes::Decompress(size_t upto, size_t step) {
   Stream& st = *stream_;
-  constexpr size_t kStep = 1 << 20;
   while (size_ < upto && !st.done) {
     if (size_ >= kMaxSegmentSize) {
       st.damage = fmt::format("{} decompresses past the segment size limit of {} bytes (at compressed byte {})",
@@ -117,7 +122,7 @@ bool SegmentBytes::Decompress(size_t upto) {
       st.done = true;
       break;
     }
-    size_t dst = std::min(kStep, kMaxSegmentSize - size_);
+    size_t dst = std::min(step, kMaxSegmentSize - size_);
     if (st.zip) {
       size_ += st.zip->Read(st.out + size_, dst, &st.done, &st.damage);
       continue;

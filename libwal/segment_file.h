@@ -93,6 +93,9 @@ class SegmentBytes {
   // Makes at least `upto` bytes available when the segment has that many; false when
   // it has fewer (then all of them are available, or decompression stopped at damage).
   bool Fill(size_t upto);
+  // As Fill, decompressing no more than it must (Fill decompresses ahead in steps of
+  // 1 MiB): for a look at the header of a compressed file.
+  bool FillHead(size_t upto);
   // Whether every byte of the segment is available (or damage stopped decompression).
   bool complete() const;
   // A damaged LZ4 frame met while streaming: a message naming the compressed offset,
@@ -118,7 +121,8 @@ class SegmentBytes {
   static Result<SegmentBytes> ReadFile(const SegmentFile& file, bool lazy);
   struct Stream;
   void Release();
-  bool Decompress(size_t upto);
+  // Steps of at most `step` bytes of output.
+  bool Decompress(size_t upto, size_t step);
 
   const char* data_ = nullptr;
   size_t size_ = 0;

@@ -57,7 +57,7 @@ bool PlaceSegmentFile(SegmentFile* f, bool* all_zero) {
   if (f->zip || f->memory) {
     auto bytes = SegmentBytes::Load(*f, /*lazy=*/true, /*stream=*/true);
     if (!bytes.ok()) return false;
-    bytes->Fill(ignite::kHeaderSize);
+    bytes->FillHead(ignite::kHeaderSize);
     head = std::string(bytes->bytes().substr(0, ignite::kHeaderSize));
   } else {
     const int fd = ::open(f->path.c_str(), O_RDONLY | O_CLOEXEC);

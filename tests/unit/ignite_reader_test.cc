@@ -10,6 +10,7 @@
 #include "libwal/ignite_format.h"
 #include "libwal/ignite_frame.h"
 #include "libwal/ignite_record.h"
+#include "libwal/segment_file.h"
 #include "libwal/wal_reader.h"
 #include "tests/support/read_all.h"
 
@@ -255,6 +256,24 @@ TEST(IgniteReader, ListingPlacesFilesByHeaderAndReadsARawSegmentOnce) {
   size_t headers = 0;
   for (const auto& rec : r.records) headers += rec.type == static_cast<uint8_t>(RecordType::kHeader);
   EXPECT_EQ(headers, 3u);  // each segment once
+}
+
+// A listing places a .wal.zip by its header: it decompresses the header, not the 1 MiB
+// step a reading takes (a listing of an archive of 64 MiB segments once decompressed a
+// MiB of each, for every cut `cuts` found restorable).
+TEST(IgniteReader, ALookAtAZipsHeaderDecompressesLittleMore) {
+  SegmentFile f = Real("archive/server_0/0000000000000000.wal.zip");
+  auto head = SegmentBytes::Load(f, /*lazy=*/true, /*stream=*/true);
+  ASSERT_TRUE(head.ok());
+  ASSERT_TRUE(head->FillHead(ignite::kHeaderSize));
+  EXPECT_GE(head->bytes().size(), ignite::kHeaderSize);
+  EXPECT_LT(head->bytes().size(), 4096u);
+  EXPECT_FALSE(head->complete());
+  auto read = SegmentBytes::Load(f, /*lazy=*/true, /*stream=*/true);
+  ASSERT_TRUE(read.ok());
+  ASSERT_TRUE(read->Fill(ignite::kHeaderSize));
+  EXPECT_TRUE(read->complete());  // a reading's step: the whole entry (74 KB) here
+  EXPECT_EQ(read->bytes().substr(0, ignite::kHeaderSize), head->bytes().substr(0, ignite::kHeaderSize));
 }
 
 TEST(IgniteReader, PayloadsThatDoNotMatchTheGrammarAreRefusedWithAPosition) {
