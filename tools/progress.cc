@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "libwal/wal_reader.h"
@@ -10,8 +12,19 @@ namespace tools {
 
 namespace {
 
-constexpr auto kFirstDraw = std::chrono::seconds(1);
+constexpr auto kFirstDraw = std::chrono::milliseconds(1000);
 constexpr auto kRedraw = std::chrono::milliseconds(250);
+
+// When the line is first drawn: after a second, or after WALCUT_PROGRESS_AFTER seconds
+// (walcut(1), ENVIRONMENT); a value that is not a number from 0 to 86400 is ignored.
+std::chrono::milliseconds FirstDraw() {
+  const char* v = std::getenv("WALCUT_PROGRESS_AFTER");
+  if (v == nullptr || *v == '\0') return kFirstDraw;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (*end != '\0' || !(s >= 0 && s <= 86400)) return kFirstDraw;
+  return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+}
 
 void WriteErr(std::string_view s) {
   while (!s.empty()) {
@@ -58,7 +71,7 @@ std::string Progress::Line(const std::string& what, uint64_t done, uint64_t tota
 
 void Progress::Run() {
   std::unique_lock<std::mutex> lock(mu_);
-  if (cv_.wait_until(lock, start_ + kFirstDraw, [this] { return stop_; })) return;
+  if (cv_.wait_until(lock, start_ + FirstDraw(), [this] { return stop_; })) return;
   while (!stop_) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     WriteErr("\r\033[K" + Line(what_, done_(), total_, unit_, elapsed));
