@@ -43,11 +43,11 @@ void WindowClassifier::CheckSets(CutOnNode& c) {
   }
 }
 
-Side WindowClassifier::SideAt(const CommitWindow& w, const Bounds& b, size_t i) const {
+Side WindowClassifier::SideAt(const CommitWindow& w, const Bounds& b, size_t i, uint64_t hash) const {
   const Commit& k = w[i];
   const Region where = i < b.start ? Region::kBeforeStart : i < b.finish ? Region::kBetween : Region::kAfterFinish;
-  const uint64_t h = k.hash();
-  return SideOfCommit(where, [&] { return before_.Contains(k.xid, h); }, [&] { return after_.Contains(k.xid, h); });
+  return SideOfCommit(where, [&] { return before_.Contains(k.xid, hash); },
+                      [&] { return after_.Contains(k.xid, hash); });
 }
 
 // Every commit of the window, in WAL order: its side, the first commit of each
@@ -66,7 +66,7 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
     if (i + kAhead < b.end) seen_.Prefetch(w[i + kAhead].hash());
     const Commit& k = w[i];
     const uint64_t hash = k.hash();
-    const Side side = SideAt(w, b, i);
+    const Side side = SideAt(w, b, i, hash);
     if (i < b.finish && side == Side::kAfter) ++c.after_by_finish;
     if (i >= b.finish) {
       if (before_.Contains(k.xid, hash) || (!ignite_ && after_.Contains(k.xid, hash))) {
@@ -126,7 +126,7 @@ void WindowClassifier::CheckKeyOrder(CutOnNode& c, const CommitWindow& w, const 
   if (!partitions_.AnyConflict()) return;
   keys_.Reset(64);
   for (size_t i = b.first; i < b.end; ++i) {
-    const bool before = SideAt(w, b, i) == Side::kBefore;
+    const bool before = SideAt(w, b, i, w[i].hash()) == Side::kBefore;
     const auto commit = static_cast<uint32_t>(i - b.first);
     w.ForEachWrite(w[i], [&](const Write& wr) {
       if (partitions_.MayConflict(wr.cache, wr.partition)) {

@@ -38,7 +38,8 @@ class WindowClassifier {
   };
   // finish-before-start, duplicate-entry, both-sets; loads before_ and after_.
   void CheckSets(CutOnNode& c);
-  Side SideAt(const CommitWindow& w, const Bounds& b, size_t i) const;
+  // `hash`: w[i].hash(), which the caller has at hand.
+  Side SideAt(const CommitWindow& w, const Bounds& b, size_t i, uint64_t hash) const;
   void ClassifyCommits(CutOnNode& c, const CommitWindow& w, const Bounds& b);
   void CheckListed(CutOnNode& c);
   void CheckKeyOrder(CutOnNode& c, const CommitWindow& w, const Bounds& b);

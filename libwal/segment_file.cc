@@ -99,9 +99,10 @@ const std::string& SegmentBytes::damage() const {
 }
 
 bool SegmentBytes::Fill(size_t upto) {
+  constexpr size_t kReadStep = 1 << 20;  // a reading decompresses ahead, a MiB at a time
   if (size_ >= upto) return true;
   if (stream_ == nullptr) return false;
-  return Decompress(upto, size_t{1} << 20);
+  return Decompress(upto, kReadStep);
 }
 
 bool SegmentBytes::FillHead(size_t upto) {

@@ -19,6 +19,13 @@
 
 namespace tools {
 
+namespace {
+
+// Threads that read the nodes' WALs or summaries, taking the nodes in turn: one per core.
+size_t ReadingThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+}  // namespace
+
 // The first errors of a node locate the damage; the rest only count.
 void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
   if (!index.torn_tail.empty()) output.Warning("{}", index.torn_tail);
@@ -100,10 +107,9 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
     auto feed = cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i) : nullptr);
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
-  // As many reading threads as cores, not one per node: each takes the next node with
-  // room ahead of the check (as fast, with less memory: fewer stacks and heap arenas).
-  const size_t threads = how.threads != 0 ? how.threads : std::max(1u, std::thread::hardware_concurrency());
-  feeds = cut::AheadFeeds(std::move(feeds), threads);
+  // Not a thread per node: each reading thread takes the next node with room ahead of the
+  // check (as fast, with less memory: fewer stacks and heap arenas).
+  feeds = cut::AheadFeeds(std::move(feeds), how.threads != 0 ? how.threads : ReadingThreads());
   const auto kept = KeptIncrementsOf(inputs.nodes);
   {
     Progress progress = WalProgress(output, how.progress, inputs.nodes);
@@ -194,8 +200,7 @@ bool CheckFromSummaries(const std::vector<std::string>& files, const cut::Cluste
   }
   // As many decoding threads as cores, not one per file: the files are decoded in turn,
   // in the order the check takes their cuts.
-  const size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  *out = cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), threads), cluster).report;
+  *out = cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), ReadingThreads()), cluster).report;
   for (const auto& d : damage) {
     if (!d->ok()) {
       output.Error("{}", d->message());
