@@ -21,4 +21,14 @@ inline uint64_t HashTxId(const wal::TxId& x) {
   return Mix64(x.order * 0x9E3779B97F4A7C15ULL ^ (uint64_t{x.node_order} << 40 | x.topology_version));
 }
 
+// The FlatTable traits (flat_table.h) of an entry filed under its transaction id, the
+// entry's field `xid`.
+template <typename Entry>
+struct ByTxId {
+  using Key = wal::TxId;
+  static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
+  static wal::TxId KeyOf(const Entry& e) { return e.xid; }
+  static void Init(Entry* e, const wal::TxId& x) { e->xid = x; }
+};
+
 }  // namespace cut

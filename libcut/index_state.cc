@@ -19,7 +19,7 @@ void TxOrder::Save(VarintWriter& o) const {
   o.Tx(last_write_);
   o.U(open_.size());
   open_.ForEach([&](const Entry& e) {
-    o.Tx(e.id);
+    o.Tx(e.xid);
     o.U(e.roles);
   });
 }

@@ -47,12 +47,6 @@ class TxCensus::Impl {
     wal::TxId xid;
     uint32_t at = 0;
   };
-  struct Traits {
-    using Key = wal::TxId;
-    static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
-    static wal::TxId KeyOf(const Index& e) { return e.xid; }
-    static void Init(Index* e, const wal::TxId& x) { e->xid = x; }
-  };
 
   // The entry of `x` (opened when it has none), by index in txs_. A transaction's
   // records come close together: the last one found is asked first.
@@ -102,7 +96,7 @@ class TxCensus::Impl {
   }
 
   std::optional<wal::TxId> only_;
-  FlatTable<Index, Traits> open_;
+  FlatTable<Index, ByTxId<Index>> open_;
   bool has_last_ = false;
   wal::TxId last_;
   uint32_t last_at_ = 0;

@@ -53,18 +53,12 @@ class TxOrder {
 
  private:
   struct Entry {
-    wal::TxId id;
+    wal::TxId xid;
     uint32_t roles = 0;  // roles prepared and not yet finished
-  };
-  struct Traits {
-    using Key = wal::TxId;
-    static uint64_t Hash(const wal::TxId& x) { return HashTxId(x); }
-    static wal::TxId KeyOf(const Entry& e) { return e.id; }
-    static void Init(Entry* e, const wal::TxId& x) { e->id = x; }
   };
 
   bool on_ = false;
-  FlatTable<Entry, Traits> open_;
+  FlatTable<Entry, ByTxId<Entry>> open_;
   // The entries of one DATA record come together: each transaction's are checked once.
   wal::TxId last_write_;
   bool has_last_write_ = false;

@@ -351,13 +351,6 @@ class NodeReplay {
   const ProgressFn& progress_;
   const std::set<wal::TxId> before_, after_;
   NodeResult out_;
-  template <typename Entry>
-  struct ByTx {  // the traits of a table of Entry by transaction id (field xid)
-    using Key = wal::TxId;
-    static uint64_t Hash(const wal::TxId& x) { return cut::HashTxId(x); }
-    static wal::TxId KeyOf(const Entry& e) { return e.xid; }
-    static void Init(Entry* e, const wal::TxId& x) { e->xid = x; }
-  };
   Copies copies_;
   // The writes of each transaction waiting for its final record: lists kept in a pool
   // and reused (a list keeps its capacity), found by transaction.
@@ -365,7 +358,7 @@ class NodeReplay {
     wal::TxId xid;
     uint32_t list = 0;  // in lists_
   };
-  cut::FlatTable<Pending, ByTx<Pending>> pending_;
+  cut::FlatTable<Pending, cut::ByTxId<Pending>> pending_;
   std::vector<std::vector<OwnedEntry>> lists_;
   std::vector<uint32_t> free_lists_;
   // The list of the transaction written last (a DATA record holds one transaction's
@@ -379,7 +372,7 @@ class NodeReplay {
     wal::TxId xid;
     cut::Side side = cut::Side::kBefore;
   };
-  cut::FlatTable<Placed, ByTx<Placed>> placed_;
+  cut::FlatTable<Placed, cut::ByTxId<Placed>> placed_;
   cut::TxOrder order_;
   std::vector<wal::RollbackRecord> rollbacks_;
   uint64_t since_progress_ = 0;
