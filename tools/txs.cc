@@ -1,6 +1,7 @@
 #include "tools/txs.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <iterator>
@@ -65,10 +66,76 @@ struct NodeCut {
   std::vector<wal::TxId> before, after;
 };
 
+bool SideIsBefore(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& commit) {
+  auto listed = [&](const std::vector<wal::TxId>& v) { return std::binary_search(v.begin(), v.end(), xid); };
+  return cut::SideOfCommit(cut::RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
+                           [&] { return listed(c.after); }) == cut::Side::kBefore;
+}
+
+// A node's cuts (those of the report, in its order, with both records there) and their
+// sides as text. When the cuts follow one another in the WAL (starts in order, finishes
+// in order, each start before its finish) a commit is After every cut finished before it,
+// Before every cut started after it unless one of those lists it After, and between the
+// records of the others: the text of a line is then a run of After texts, the rule for
+// the cuts it falls between, and a run of Before texts, found by two binary searches and
+// one lookup instead of the rule for every cut.
+struct NodeSides {
+  std::vector<NodeCut> cuts;
+  bool ordered = false;
+  std::vector<wal::Pointer> starts, finishes;  // by cut, when ordered
+  std::string afters, befores;                 // every cut's After text, Before text, in order
+  std::vector<size_t> afters_end, befores_begin;  // cut k's end in afters, beginning in befores
+  std::vector<wal::TxId> listed_after;         // in any cut's After set, sorted
+
+  void Prepare() {
+    ordered = true;
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      const NodeCut& c = cuts[k];
+      if (c.finish < c.start || (k != 0 && (c.start < cuts[k - 1].start || c.finish < cuts[k - 1].finish))) {
+        ordered = false;
+      }
+    }
+    if (!ordered) return;
+    for (const NodeCut& c : cuts) {
+      starts.push_back(c.start);
+      finishes.push_back(c.finish);
+      befores_begin.push_back(befores.size());
+      befores += c.before_text;
+      afters += c.after_text;
+      afters_end.push_back(afters.size());
+      listed_after.insert(listed_after.end(), c.after.begin(), c.after.end());
+    }
+    befores_begin.push_back(befores.size());
+    std::sort(listed_after.begin(), listed_after.end());
+    listed_after.erase(std::unique(listed_after.begin(), listed_after.end()), listed_after.end());
+  }
+
+  // Appends the transaction's side of every cut, its first commit being `commit`.
+  template <typename Append>
+  void AppendSides(const wal::TxId& xid, const wal::Pointer& commit, Append&& append) const {
+    if (!ordered) {
+      for (const auto& c : cuts) append(SideIsBefore(c, xid, commit) ? c.before_text : c.after_text);
+      return;
+    }
+    // Cuts [0, a) finished at or before the commit, [b, n) start after it.
+    const auto a = static_cast<size_t>(std::upper_bound(finishes.begin(), finishes.end(), commit) - finishes.begin());
+    const auto b = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), commit) - starts.begin());
+    if (a != 0) append(std::string_view(afters).substr(0, afters_end[a - 1]));
+    for (size_t k = a; k < b; ++k) append(SideIsBefore(cuts[k], xid, commit) ? cuts[k].before_text : cuts[k].after_text);
+    if (b == cuts.size()) return;
+    if (!std::binary_search(listed_after.begin(), listed_after.end(), xid)) {
+      append(std::string_view(befores).substr(befores_begin[b]));
+      return;
+    }
+    for (size_t k = b; k < cuts.size(); ++k) {
+      append(SideIsBefore(cuts[k], xid, commit) ? cuts[k].before_text : cuts[k].after_text);
+    }
+  }
+};
+
 // Per node, the cuts of the report (in its order) that have both records there.
-std::vector<std::vector<NodeCut>> CutsByNode(const std::vector<cut::NodeIndex>& indexes,
-                                             const cut::ClusterReport& report) {
-  std::vector<std::vector<NodeCut>> out(indexes.size());
+std::vector<NodeSides> CutsByNode(const std::vector<cut::NodeIndex>& indexes, const cut::ClusterReport& report) {
+  std::vector<NodeSides> out(indexes.size());
   for (size_t i = 0; i < indexes.size(); ++i) {
     for (const auto& c : report.cuts) {
       const cut::CutOnNode* k = nullptr;
@@ -82,16 +149,11 @@ std::vector<std::vector<NodeCut>> CutsByNode(const std::vector<cut::NodeIndex>& 
                  k->before, k->after};
       std::sort(nc.before.begin(), nc.before.end());
       std::sort(nc.after.begin(), nc.after.end());
-      out[i].push_back(std::move(nc));
+      out[i].cuts.push_back(std::move(nc));
     }
+    out[i].Prepare();
   }
   return out;
-}
-
-bool SideIsBefore(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& commit) {
-  auto listed = [&](const std::vector<wal::TxId>& v) { return std::binary_search(v.begin(), v.end(), xid); };
-  return cut::SideOfCommit(cut::RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
-                           [&] { return listed(c.after); }) == cut::Side::kBefore;
 }
 
 // One transaction across the nodes: its entry on each node that has one (null where the
@@ -124,8 +186,12 @@ class TxsPrinter {
   const TxsOptions& o_;
   const std::vector<cut::NodeTxs>& nodes_;
   const std::vector<cut::NodeIndex>& indexes_;
-  std::vector<std::vector<NodeCut>> cuts_;
+  std::vector<NodeSides> cuts_;
   std::map<uint16_t, std::string> names_;
+  // The text line's start: "  <node, padded> " by node index; "<state, padded>" by
+  // state ordinal, the last for "missing", made when first needed.
+  std::vector<std::string> node_text_;
+  std::array<std::string, wal::kMaxTxStateOrdinal + 2> state_text_;
   // Node order -> index in nodes_, or kNoNode: asked for every participant of every row.
   static constexpr uint32_t kNoNode = UINT32_MAX;
   std::vector<uint32_t> index_of_order_;
@@ -147,6 +213,7 @@ TxsPrinter::TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nod
     const uint16_t order = indexes[i].order;
     if (index_of_order_.size() <= order) index_of_order_.resize(size_t{order} + 1, kNoNode);
     index_of_order_[order] = static_cast<uint32_t>(i);
+    node_text_.push_back(fmt::format("  {:<10} ", indexes[i].node));
   }
   if (o_.json) j_.BeginObject().Field("schema", 1).Key("txs").BeginArray();
 }
@@ -251,14 +318,18 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
     }
     j_.EndArray().Key("sides").BeginObject();
     if (t.commits_count != 0) {
-      for (const auto& c : cuts_[i]) j_.Field(c.id, SideIsBefore(c, xid, commits[0]) ? "before" : "after");
+      for (const auto& c : cuts_[i].cuts) j_.Field(c.id, SideIsBefore(c, xid, commits[0]) ? "before" : "after");
     }
     j_.EndObject().EndObject();
     return;
   }
   // Appended straight to the buffer: a full table is mostly these lines.
   const size_t begin = b_.size();
-  fmt::format_to(fmt::appender(b_), "  {:<10} {:<11}", node, state);
+  Append(node_text_[i]);
+  const auto s = on != nullptr ? on->state() : std::nullopt;
+  std::string& state_text = state_text_[s ? static_cast<size_t>(*s) : state_text_.size() - 1];
+  if (state_text.empty()) state_text = fmt::format("{:<11}", state);
+  Append(state_text);
   auto pair = [this](uint64_t a, uint64_t b) {
     const fmt::format_int fa(a), fb(b);
     Append({fa.data(), fa.size()});
@@ -273,9 +344,7 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
     Append(w == 0 ? " writes " : ",");
     pair(writes[w].partition, writes[w].counter);
   }
-  if (t.commits_count != 0) {
-    for (const auto& c : cuts_[i]) Append(SideIsBefore(c, xid, commits[0]) ? c.before_text : c.after_text);
-  }
+  if (t.commits_count != 0) cuts_[i].AppendSides(xid, commits[0], [this](std::string_view text) { Append(text); });
   size_t end = b_.size();
   while (end > begin && b_[end - 1] == ' ') --end;  // a line never ends in spaces
   b_.resize(end);
