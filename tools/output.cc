@@ -6,8 +6,22 @@
 
 namespace tools {
 
+void FdSink::Write(std::string_view bytes) {
+  if (bytes.size() < limit_) {
+    buf_.append(bytes);
+    if (buf_.size() >= limit_) Flush();
+    return;
+  }
+  Flush();  // a large piece goes out as it is, not copied first
+  WriteAll(bytes);
+}
+
 void FdSink::Flush() {
-  std::string_view rest = buf_;
+  WriteAll(buf_);
+  buf_.clear();
+}
+
+void FdSink::WriteAll(std::string_view rest) {
   while (good_ && !rest.empty()) {
     ssize_t n = ::write(fd_, rest.data(), rest.size());
     if (n < 0 && errno == EINTR) continue;
@@ -17,7 +31,6 @@ void FdSink::Flush() {
     }
     rest.remove_prefix(static_cast<size_t>(n));
   }
-  buf_.clear();
 }
 
 }  // namespace tools

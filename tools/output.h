@@ -24,14 +24,13 @@ class FdSink : public Sink {
  public:
   explicit FdSink(int fd, size_t buffer = 1 << 16) : fd_(fd), limit_(buffer) {}
   ~FdSink() override { Flush(); }
-  void Write(std::string_view bytes) override {
-    buf_.append(bytes);
-    if (buf_.size() >= limit_) Flush();
-  }
+  void Write(std::string_view bytes) override;
   void Flush() override;
   bool good() const override { return good_; }
 
  private:
+  void WriteAll(std::string_view bytes);
+
   int fd_;
   size_t limit_;
   std::string buf_;

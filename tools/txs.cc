@@ -4,8 +4,11 @@
 #include <array>
 #include <atomic>
 #include <cctype>
+#include <condition_variable>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "libcut/cluster_check.h"
@@ -165,23 +168,33 @@ struct Row {
   const cut::TxOnNode* naming = nullptr;
 };
 
+// The rows' text (or JSON) for a range of transactions, written by one thread.
+struct RowsText {
+  fmt::memory_buffer b;
+  JsonWriter j{&b};
+  size_t rows = 0, shown = 0;
+  void Append(std::string_view text) { b.append(text.data(), text.data() + text.size()); }
+};
+
+// Prints rows; const once made, so that several threads print ranges of rows at once.
 class TxsPrinter {
  public:
   // `indexes[i]`: the cut index of nodes[i].
   TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes, const std::vector<cut::NodeIndex>& indexes,
-             const std::optional<cut::ClusterInfo>& cluster, const cut::ClusterReport& report, Output& output);
-  // Prints the row if it passes the filters; false when it does not. Adds the
-  // participants without a record of the transaction to row.nodes.
-  bool Print(Row& row);
-  void Finish(size_t shown);
+             const std::optional<cut::ClusterInfo>& cluster, const cut::ClusterReport& report);
+  // Prints the row into `out` if it passes the filters; false when it does not. Adds the
+  // participants without a record of the transaction to row.nodes. In JSON, the rows are
+  // the elements of an array `out.j` has begun.
+  bool Print(Row& row, RowsText& out) const;
+  // The text before the first row, and after the last.
+  std::string Head() const;
+  std::string Tail(size_t shown) const;
 
  private:
   std::string NameOf(uint16_t order) const;
-  void AddParticipants(Row& row);
+  void AddParticipants(Row& row) const;
   std::string ParticipantsText(const Row& row) const;
-  void NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid);
-  void Flush(bool all);
-  void Append(std::string_view text) { b_.append(text.data(), text.data() + text.size()); }
+  void NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid, RowsText& out) const;
 
   const TxsOptions& o_;
   const std::vector<cut::NodeTxs>& nodes_;
@@ -189,21 +202,18 @@ class TxsPrinter {
   std::vector<NodeSides> cuts_;
   std::map<uint16_t, std::string> names_;
   // The text line's start: "  <node, padded> " by node index; "<state, padded>" by
-  // state ordinal, the last for "missing", made when first needed.
+  // state ordinal, the last for "missing".
   std::vector<std::string> node_text_;
   std::array<std::string, wal::kMaxTxStateOrdinal + 2> state_text_;
   // Node order -> index in nodes_, or kNoNode: asked for every participant of every row.
   static constexpr uint32_t kNoNode = UINT32_MAX;
   std::vector<uint32_t> index_of_order_;
-  Output& output_;
-  fmt::memory_buffer b_;
-  JsonWriter j_{&b_};
 };
 
 TxsPrinter::TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes,
                        const std::vector<cut::NodeIndex>& indexes, const std::optional<cut::ClusterInfo>& cluster,
-                       const cut::ClusterReport& report, Output& output)
-    : o_(o), nodes_(nodes), indexes_(indexes), cuts_(CutsByNode(indexes, report)), output_(output) {
+                       const cut::ClusterReport& report)
+    : o_(o), nodes_(nodes), indexes_(indexes), cuts_(CutsByNode(indexes, report)) {
   // Node names by order: servers from their WAL headers, clients from cluster.json.
   for (const auto& n : indexes) names_[n.order] = n.node;
   if (cluster) {
@@ -215,7 +225,17 @@ TxsPrinter::TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nod
     index_of_order_[order] = static_cast<uint32_t>(i);
     node_text_.push_back(fmt::format("  {:<10} ", indexes[i].node));
   }
-  if (o_.json) j_.BeginObject().Field("schema", 1).Key("txs").BeginArray();
+  for (size_t k = 0; k + 1 < state_text_.size(); ++k) {
+    state_text_[k] = fmt::format("{:<11}", wal::TxStateName(static_cast<wal::TxState>(k)));
+  }
+  state_text_.back() = fmt::format("{:<11}", StateName(std::nullopt));
+}
+
+std::string TxsPrinter::Head() const { return o_.quiet || !o_.json ? "" : R"({"schema":1,"txs":[)"; }
+
+std::string TxsPrinter::Tail(size_t shown) const {
+  if (o_.quiet) return "";
+  return o_.json ? "]}\n" : fmt::format("{} transaction(s)\n", shown);
 }
 
 std::string TxsPrinter::NameOf(uint16_t order) const {
@@ -225,7 +245,7 @@ std::string TxsPrinter::NameOf(uint16_t order) const {
 
 // Every participant the row's TX_RECORD names gets a place in row.nodes, null when its
 // WAL has no record of the transaction.
-void TxsPrinter::AddParticipants(Row& row) {
+void TxsPrinter::AddParticipants(Row& row) const {
   if (row.naming == nullptr) return;
   const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
   const size_t had = row.nodes.size();
@@ -265,7 +285,7 @@ std::string TxsPrinter::ParticipantsText(const Row& row) const {
   return text;
 }
 
-bool TxsPrinter::Print(Row& row) {
+bool TxsPrinter::Print(Row& row, RowsText& out) const {
   AddParticipants(row);
   auto state_of = [](const cut::TxOnNode* on) { return on != nullptr ? on->state() : std::nullopt; };
   bool some_committed = false, some_not = false, some_open = false;
@@ -288,95 +308,77 @@ bool TxsPrinter::Print(Row& row) {
   const std::string participants = ParticipantsText(row);
   const std::string near = NameOf(static_cast<uint16_t>(row.xid.node_order));
   if (o_.json) {
-    j_.BeginObject().Field("tx", row.xid.ToString()).Field("near", near).Field("participants", participants);
-    j_.Field("in_doubt", in_doubt).Key("nodes").BeginArray();
+    out.j.BeginObject().Field("tx", row.xid.ToString()).Field("near", near).Field("participants", participants);
+    out.j.Field("in_doubt", in_doubt).Key("nodes").BeginArray();
   } else {
-    fmt::format_to(std::back_inserter(b_), "tx {} near {} participants {}{}\n", row.xid.ToString(), near, participants,
-                   in_doubt ? " IN DOUBT" : "");
+    fmt::format_to(std::back_inserter(out.b), "tx {} near {} participants {}{}\n", row.xid.ToString(), near,
+                   participants, in_doubt ? " IN DOUBT" : "");
   }
-  for (const auto& [i, on] : row.nodes) NodeLine(i, on, row.xid);
-  if (o_.json) j_.EndArray().EndObject();
-  Flush(false);
+  for (const auto& [i, on] : row.nodes) NodeLine(i, on, row.xid, out);
+  if (o_.json) out.j.EndArray().EndObject();
   return true;
 }
 
 // Node `i`'s line of a transaction: its state, commits, writes and its side of each cut.
-void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid) {
+void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid, RowsText& out) const {
   const cut::NodeTxs& n = nodes_[i];
   const std::string& node = indexes_[i].node;
   static const cut::TxOnNode kNone;
   const cut::TxOnNode& t = on != nullptr ? *on : kNone;
   const wal::Pointer* commits = n.commits.data() + t.commits_begin;
   const cut::PartitionCounter* writes = n.writes.data() + t.writes_begin;
-  const char* state = StateName(on != nullptr ? on->state() : std::nullopt);
   if (o_.json) {
-    j_.BeginObject().Field("node", node).Field("state", state).Key("commits").BeginArray();
-    for (uint32_t c = 0; c < t.commits_count; ++c) j_.String(commits[c].ToString());
-    j_.EndArray().Key("writes").BeginArray();
+    JsonWriter& j = out.j;
+    j.BeginObject().Field("node", node).Field("state", StateName(on != nullptr ? on->state() : std::nullopt)).Key("commits").BeginArray();
+    for (uint32_t c = 0; c < t.commits_count; ++c) j.String(commits[c].ToString());
+    j.EndArray().Key("writes").BeginArray();
     for (uint32_t w = 0; w < t.writes_count; ++w) {
-      j_.BeginObject().Field("partition", writes[w].partition).Field("counter", writes[w].counter).EndObject();
+      j.BeginObject().Field("partition", writes[w].partition).Field("counter", writes[w].counter).EndObject();
     }
-    j_.EndArray().Key("sides").BeginObject();
+    j.EndArray().Key("sides").BeginObject();
     if (t.commits_count != 0) {
-      for (const auto& c : cuts_[i].cuts) j_.Field(c.id, SideIsBefore(c, xid, commits[0]) ? "before" : "after");
+      for (const auto& c : cuts_[i].cuts) j.Field(c.id, SideIsBefore(c, xid, commits[0]) ? "before" : "after");
     }
-    j_.EndObject().EndObject();
+    j.EndObject().EndObject();
     return;
   }
   // Appended straight to the buffer: a full table is mostly these lines.
-  const size_t begin = b_.size();
-  Append(node_text_[i]);
-  const auto s = on != nullptr ? on->state() : std::nullopt;
-  std::string& state_text = state_text_[s ? static_cast<size_t>(*s) : state_text_.size() - 1];
-  if (state_text.empty()) state_text = fmt::format("{:<11}", state);
-  Append(state_text);
-  auto pair = [this](uint64_t a, uint64_t b) {
-    const fmt::format_int fa(a), fb(b);
-    Append({fa.data(), fa.size()});
-    b_.push_back(':');
-    Append({fb.data(), fb.size()});
+  fmt::memory_buffer& b = out.b;
+  const size_t begin = b.size();
+  out.Append(node_text_[i]);
+  size_t state = state_text_.size() - 1;  // missing
+  if (on != nullptr && on->has_record()) state = static_cast<size_t>(*on->state());
+  out.Append(state_text_[state]);
+  auto pair = [&out](uint64_t x, uint64_t y) {
+    const fmt::format_int fx(x), fy(y);
+    out.Append({fx.data(), fx.size()});
+    out.b.push_back(':');
+    out.Append({fy.data(), fy.size()});
   };
   for (uint32_t c = 0; c < t.commits_count; ++c) {
-    Append(c == 0 ? " at " : ",");
+    out.Append(c == 0 ? " at " : ",");
     pair(commits[c].segment, commits[c].offset);
   }
   for (uint32_t w = 0; w < t.writes_count; ++w) {
-    Append(w == 0 ? " writes " : ",");
+    out.Append(w == 0 ? " writes " : ",");
     pair(writes[w].partition, writes[w].counter);
   }
-  if (t.commits_count != 0) cuts_[i].AppendSides(xid, commits[0], [this](std::string_view text) { Append(text); });
-  size_t end = b_.size();
-  while (end > begin && b_[end - 1] == ' ') --end;  // a line never ends in spaces
-  b_.resize(end);
-  b_.push_back('\n');
+  if (t.commits_count != 0) cuts_[i].AppendSides(xid, commits[0], [&out](std::string_view text) { out.Append(text); });
+  size_t end = b.size();
+  while (end > begin && b[end - 1] == ' ') --end;  // a line never ends in spaces
+  b.resize(end);
+  b.push_back('\n');
 }
 
-void TxsPrinter::Flush(bool all) {
-  if (!all && b_.size() <= (1 << 20)) return;
-  output_.out->Write(std::string_view(b_.data(), b_.size()));
-  b_.clear();
-}
-
-void TxsPrinter::Finish(size_t shown) {
-  if (o_.quiet) return;
-  if (o_.json) {
-    j_.EndArray().EndObject();
-    b_.push_back('\n');
-  } else {
-    fmt::format_to(std::back_inserter(b_), "{} transaction(s)\n", shown);
-  }
-  Flush(true);
-}
-
-// Calls f(row) for every transaction any node has, in id order.
+// Calls f(row) for every transaction any node has, in id order, taking node i's
+// transactions from at[i] to end[i].
 template <typename F>
-void ForEachRow(const std::vector<cut::NodeTxs>& nodes, F&& f) {
-  std::vector<size_t> at(nodes.size(), 0);
+void ForEachRow(const std::vector<cut::NodeTxs>& nodes, std::vector<size_t> at, const std::vector<size_t>& end, F&& f) {
   Row row;
   for (;;) {
     const wal::TxId* least = nullptr;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (at[i] < nodes[i].txs.size() && (least == nullptr || nodes[i].txs[at[i]].xid < *least)) {
+      if (at[i] < end[i] && (least == nullptr || nodes[i].txs[at[i]].xid < *least)) {
         least = &nodes[i].txs[at[i]].xid;
       }
     }
@@ -386,7 +388,7 @@ void ForEachRow(const std::vector<cut::NodeTxs>& nodes, F&& f) {
     row.named_by = nullptr;
     row.naming = nullptr;
     for (size_t i = 0; i < nodes.size(); ++i) {
-      if (at[i] == nodes[i].txs.size() || nodes[i].txs[at[i]].xid != row.xid) continue;
+      if (at[i] == end[i] || nodes[i].txs[at[i]].xid != row.xid) continue;
       const cut::TxOnNode* on = &nodes[i].txs[at[i]++];
       row.nodes.emplace_back(i, on);
       if (row.naming == nullptr && on->participants_count != 0) {
@@ -396,6 +398,85 @@ void ForEachRow(const std::vector<cut::NodeTxs>& nodes, F&& f) {
     }
     f(row);
   }
+}
+
+// Prints every row, in id order: the ids are split into ranges (every kRows-th id of the
+// node with the most transactions begins one), printed by a thread per core, and written
+// out in order, a few ranges ahead at most. Counts the rows and those shown.
+void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, Output& output,
+               size_t* rows, size_t* shown) {
+  constexpr size_t kRows = 256;
+  size_t big = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].txs.size() > nodes[big].txs.size()) big = i;
+  }
+  std::vector<wal::TxId> bounds;  // range r is [bounds[r - 1], bounds[r])
+  if (!nodes.empty()) {
+    for (size_t k = kRows; k < nodes[big].txs.size(); k += kRows) bounds.push_back(nodes[big].txs[k].xid);
+  }
+  const size_t ranges = bounds.size() + 1;
+  auto place = [&](size_t i, size_t r) -> size_t {  // where range r begins in node i
+    if (r == 0) return 0;
+    if (r == ranges) return nodes[i].txs.size();
+    const auto& txs = nodes[i].txs;
+    return static_cast<size_t>(
+        std::lower_bound(txs.begin(), txs.end(), bounds[r - 1], [](const cut::TxOnNode& t, const wal::TxId& x) {
+          return t.xid < x;
+        }) - txs.begin());
+  };
+  std::vector<std::unique_ptr<RowsText>> done(ranges);
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t written = 0;
+  const size_t workers = std::min<size_t>(ranges, std::max(1u, std::thread::hardware_concurrency()));
+  const size_t ahead = 4 * workers;
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t r; (r = next.fetch_add(1)) < ranges;) {
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return r < written + ahead; });
+      }
+      auto text = std::make_unique<RowsText>();
+      if (json) text->j.BeginArray();  // its '[' is dropped below
+      std::vector<size_t> at(nodes.size()), end(nodes.size());
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        at[i] = place(i, r);
+        end[i] = place(i, r + 1);
+      }
+      ForEachRow(nodes, std::move(at), end, [&](Row& row) {
+        ++text->rows;
+        if (printer.Print(row, *text)) ++text->shown;
+      });
+      std::lock_guard lock(mu);
+      done[r] = std::move(text);
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < workers; ++w) threads.emplace_back(work);
+  *rows = *shown = 0;
+  for (size_t r = 0; r < ranges; ++r) {
+    std::unique_ptr<RowsText> text;
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return done[r] != nullptr; });
+      text = std::move(done[r]);
+    }
+    std::string_view bytes(text->b.data(), text->b.size());
+    if (json) {
+      bytes.remove_prefix(1);  // the range's '['; a ',' before it if a row came before
+      if (!bytes.empty() && *shown != 0) output.out->Write(",");
+    }
+    output.out->Write(bytes);
+    *rows += text->rows;
+    *shown += text->shown;
+    text.reset();
+    std::lock_guard lock(mu);
+    written = r + 1;
+    cv.notify_all();
+  }
+  for (auto& t : threads) t.join();
 }
 
 }  // namespace
@@ -417,13 +498,11 @@ int RunTxs(const TxsOptions& o, Output& output) {
   std::vector<cut::NodeIndex> indexes;
   for (auto& n : nodes) indexes.push_back(std::move(n.index));
   PrintNodeProblems(report, output);
-  TxsPrinter printer(o, nodes, indexes, inputs.cluster, report, output);
+  const TxsPrinter printer(o, nodes, indexes, inputs.cluster, report);
+  output.out->Write(printer.Head());
   size_t shown = 0, rows = 0;
-  ForEachRow(nodes, [&](Row& row) {
-    ++rows;
-    if (printer.Print(row)) ++shown;
-  });
-  printer.Finish(shown);
+  PrintRows(nodes, printer, o.json, output, &rows, &shown);
+  output.out->Write(printer.Tail(shown));
   if (!report.problems.empty()) return kExitProblems;
   if (only && rows == 0) {
     output.Error("no record of transaction {} in \"{}\"", only->ToString(), o.dir);
