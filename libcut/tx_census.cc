@@ -47,6 +47,14 @@ class TxCensus::Impl {
     wal::TxId xid;
     uint32_t at = 0;
   };
+  // An entry as it is collected: a TxOnNode without the places of its commits and writes,
+  // which Finish gives (40 bytes, not 56).
+  struct Entry {
+    wal::TxId xid;
+    uint32_t prepared = 0, committed = 0, rolled_back = 0, unknown = 0;
+    uint32_t participants_begin = 0;
+    uint16_t participants_count = 0;
+  };
 
   // The entry of `x` (opened when it has none), by index in txs_. A transaction's
   // records come close together: the last one found is asked first.
@@ -55,7 +63,7 @@ class TxCensus::Impl {
     auto [e, fresh] = open_.Upsert(x);
     if (fresh) {
       e->at = static_cast<uint32_t>(txs_.size());
-      txs_.push_back(TxOnNode{});
+      txs_.push_back(Entry{});
       txs_.back().xid = x;
     }
     has_last_ = true;
@@ -68,7 +76,7 @@ class TxCensus::Impl {
     const wal::TxView& t = r.tx;
     if (only_ && t.xid != *only_) return;
     const uint32_t at = Slot(t.xid);
-    TxOnNode& tx = txs_[at];
+    Entry& tx = txs_[at];
     switch (t.state) {
       case wal::TxState::kPrepared: ++tx.prepared; break;
       case wal::TxState::kCommitted:
@@ -100,7 +108,7 @@ class TxCensus::Impl {
   bool has_last_ = false;
   wal::TxId last_;
   uint32_t last_at_ = 0;
-  std::vector<TxOnNode> txs_;
+  std::vector<Entry> txs_;
   std::vector<std::pair<uint32_t, wal::Pointer>> commits_;
   struct HeldWrite {  // a write, by its entry in txs_ (16 bytes, not a pair's 24)
     uint32_t at;
@@ -118,7 +126,7 @@ uint32_t TxCensus::Impl::RankById(std::vector<uint32_t>* rank) const {
   // 64-bit key that sorts as the ids do, when they fit.
   std::vector<std::pair<uint32_t, uint32_t>> groups;
   bool fits = true;
-  for (const TxOnNode& t : txs_) {
+  for (const Entry& t : txs_) {
     const std::pair<uint32_t, uint32_t> g{t.xid.topology_version, t.xid.node_order};
     if ((groups.empty() || groups.back() != g) && std::find(groups.begin(), groups.end(), g) == groups.end()) {
       groups.push_back(g);
@@ -199,9 +207,15 @@ void TxCensus::Impl::Finish(NodeTxs* out) {
   out->txs.assign(ranks, TxOnNode{});
   for (uint32_t k = 0; k < txs_.size(); ++k) {
     TxOnNode& tx = out->txs[rank[k]];
-    const TxOnNode& e = txs_[k];
+    const Entry& e = txs_[k];
     if (tx.xid.IsNull()) {  // no transaction has the null id
-      tx = e;
+      tx.xid = e.xid;
+      tx.prepared = e.prepared;
+      tx.committed = e.committed;
+      tx.rolled_back = e.rolled_back;
+      tx.unknown = e.unknown;
+      tx.participants_begin = e.participants_begin;
+      tx.participants_count = e.participants_count;
       continue;
     }
     tx.prepared += e.prepared;
