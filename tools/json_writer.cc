@@ -57,15 +57,25 @@ JsonWriter& JsonWriter::String(std::string_view v) {
   return *this;
 }
 
+JsonWriter& JsonWriter::Members(std::string_view members) {
+  if (members.empty()) return *this;
+  if (first_.back()) members.remove_prefix(1);
+  first_.back() = false;
+  out_->append(members.data(), members.data() + members.size());
+  return *this;
+}
+
 JsonWriter& JsonWriter::Uint(uint64_t v) {
   Separate();
-  fmt::format_to(std::back_inserter(*out_), "{}", v);
+  const fmt::format_int text(v);
+  out_->append(text.data(), text.data() + text.size());
   return *this;
 }
 
 JsonWriter& JsonWriter::Int(int64_t v) {
   Separate();
-  fmt::format_to(std::back_inserter(*out_), "{}", v);
+  const fmt::format_int text(v);
+  out_->append(text.data(), text.data() + text.size());
   return *this;
 }
 

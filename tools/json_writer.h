@@ -31,6 +31,10 @@ class JsonWriter {
   JsonWriter& Bool(bool v);
   JsonWriter& Null();
 
+  // Members of the object being written, already rendered, each preceded by a comma
+  // (`,"key":value,"key":value`): the first comma is dropped when they come first.
+  JsonWriter& Members(std::string_view members);
+
   // Key and value at once.
   template <typename T>
   JsonWriter& Field(std::string_view key, const T& v) {

@@ -14,6 +14,7 @@
 #include "libcut/cluster_check.h"
 #include "libcut/tx_census.h"
 #include "tools/cut_sources.h"
+#include "tools/escape.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
 
@@ -63,32 +64,37 @@ bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Outpu
 
 // A cut with both records on a node, with its sets sorted for the side rule.
 struct NodeCut {
-  std::string id;     // in full
-  std::string before_text, after_text;  // " <short id>=Before", " <short id>=After"
+  std::string id;  // in full
+  // Its sides as a text line ends them (" <short id>=Before") and as JSON members
+  // (`,"<id>":"before"`), by Side.
+  std::array<std::string, 2> text, json;
   wal::Pointer start, finish;
   std::vector<wal::TxId> before, after;
 };
 
-bool SideIsBefore(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& commit) {
+cut::Side SideOf(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& commit) {
   auto listed = [&](const std::vector<wal::TxId>& v) { return std::binary_search(v.begin(), v.end(), xid); };
   return cut::SideOfCommit(cut::RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
-                           [&] { return listed(c.after); }) == cut::Side::kBefore;
+                           [&] { return listed(c.after); });
 }
 
 // A node's cuts (those of the report, in its order, with both records there) and their
 // sides as text. When the cuts follow one another in the WAL (starts in order, finishes
 // in order, each start before its finish) a commit is After every cut finished before it,
 // Before every cut started after it unless one of those lists it After, and between the
-// records of the others: the text of a line is then a run of After texts, the rule for
-// the cuts it falls between, and a run of Before texts, found by two binary searches and
-// one lookup instead of the rule for every cut.
+// records of the others: a line's sides are then a run of After texts, the rule for the
+// cuts it falls between, and a run of Before texts, found by two binary searches and one
+// lookup instead of the rule for every cut.
 struct NodeSides {
   std::vector<NodeCut> cuts;
   bool ordered = false;
   std::vector<wal::Pointer> starts, finishes;  // by cut, when ordered
-  std::string afters, befores;                 // every cut's After text, Before text, in order
-  std::vector<size_t> afters_end, befores_begin;  // cut k's end in afters, beginning in befores
-  std::vector<wal::TxId> listed_after;         // in any cut's After set, sorted
+  struct Runs {
+    std::string afters, befores;                    // every cut's After text, Before text, in order
+    std::vector<size_t> afters_end, befores_begin;  // cut k's end in afters, beginning in befores
+  };
+  Runs text, json;
+  std::vector<wal::TxId> listed_after;  // in any cut's After set, sorted
 
   void Prepare() {
     ordered = true;
@@ -99,40 +105,48 @@ struct NodeSides {
       }
     }
     if (!ordered) return;
+    auto add = [](Runs& runs, const std::array<std::string, 2>& sides) {
+      runs.befores_begin.push_back(runs.befores.size());
+      runs.befores += sides[static_cast<size_t>(cut::Side::kBefore)];
+      runs.afters += sides[static_cast<size_t>(cut::Side::kAfter)];
+      runs.afters_end.push_back(runs.afters.size());
+    };
     for (const NodeCut& c : cuts) {
       starts.push_back(c.start);
       finishes.push_back(c.finish);
-      befores_begin.push_back(befores.size());
-      befores += c.before_text;
-      afters += c.after_text;
-      afters_end.push_back(afters.size());
+      add(text, c.text);
+      add(json, c.json);
       listed_after.insert(listed_after.end(), c.after.begin(), c.after.end());
     }
-    befores_begin.push_back(befores.size());
+    text.befores_begin.push_back(text.befores.size());
+    json.befores_begin.push_back(json.befores.size());
     std::sort(listed_after.begin(), listed_after.end());
     listed_after.erase(std::unique(listed_after.begin(), listed_after.end()), listed_after.end());
   }
 
-  // Appends the transaction's side of every cut, its first commit being `commit`.
+  // Appends the transaction's side of every cut, its first commit being `commit`, as
+  // text (`json` false) or JSON members.
   template <typename Append>
-  void AppendSides(const wal::TxId& xid, const wal::Pointer& commit, Append&& append) const {
+  void AppendSides(const wal::TxId& xid, const wal::Pointer& commit, bool as_json, Append&& append) const {
+    auto one = [&](const NodeCut& c) {
+      append((as_json ? c.json : c.text)[static_cast<size_t>(SideOf(c, xid, commit))]);
+    };
     if (!ordered) {
-      for (const auto& c : cuts) append(SideIsBefore(c, xid, commit) ? c.before_text : c.after_text);
+      for (const auto& c : cuts) one(c);
       return;
     }
+    const Runs& runs = as_json ? json : text;
     // Cuts [0, a) finished at or before the commit, [b, n) start after it.
     const auto a = static_cast<size_t>(std::upper_bound(finishes.begin(), finishes.end(), commit) - finishes.begin());
     const auto b = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), commit) - starts.begin());
-    if (a != 0) append(std::string_view(afters).substr(0, afters_end[a - 1]));
-    for (size_t k = a; k < b; ++k) append(SideIsBefore(cuts[k], xid, commit) ? cuts[k].before_text : cuts[k].after_text);
+    if (a != 0) append(std::string_view(runs.afters).substr(0, runs.afters_end[a - 1]));
+    for (size_t k = a; k < b; ++k) one(cuts[k]);
     if (b == cuts.size()) return;
     if (!std::binary_search(listed_after.begin(), listed_after.end(), xid)) {
-      append(std::string_view(befores).substr(befores_begin[b]));
+      append(std::string_view(runs.befores).substr(runs.befores_begin[b]));
       return;
     }
-    for (size_t k = b; k < cuts.size(); ++k) {
-      append(SideIsBefore(cuts[k], xid, commit) ? cuts[k].before_text : cuts[k].after_text);
-    }
+    for (size_t k = b; k < cuts.size(); ++k) one(cuts[k]);
   }
 };
 
@@ -146,10 +160,18 @@ std::vector<NodeSides> CutsByNode(const std::vector<cut::NodeIndex>& indexes, co
         if (kk.id == c.id) k = &kk;
       }
       if (k == nullptr || !k->has_start || !k->has_finish) continue;
-      const std::string id = c.id.ToString();
-      const std::string_view short_id = std::string_view(id).substr(0, 8);
-      NodeCut nc{id, fmt::format(" {}=Before", short_id), fmt::format(" {}=After", short_id), k->start, k->finish,
-                 k->before, k->after};
+      NodeCut nc{c.id.ToString(), {}, {}, k->start, k->finish, k->before, k->after};
+      const std::string_view short_id = std::string_view(nc.id).substr(0, 8);
+      for (const cut::Side side : {cut::Side::kBefore, cut::Side::kAfter}) {
+        const bool before = side == cut::Side::kBefore;
+        nc.text[static_cast<size_t>(side)] = fmt::format(" {}={}", short_id, before ? "Before" : "After");
+        fmt::memory_buffer member;
+        member.push_back(',');
+        AppendJsonString(&member, nc.id);
+        const std::string_view value = before ? R"(:"before")" : R"(:"after")";
+        member.append(value.data(), value.data() + value.size());
+        nc.json[static_cast<size_t>(side)] = fmt::to_string(member);
+      }
       std::sort(nc.before.begin(), nc.before.end());
       std::sort(nc.after.begin(), nc.after.end());
       out[i].cuts.push_back(std::move(nc));
@@ -330,14 +352,21 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
   if (o_.json) {
     JsonWriter& j = out.j;
     j.BeginObject().Field("node", node).Field("state", StateName(on != nullptr ? on->state() : std::nullopt)).Key("commits").BeginArray();
-    for (uint32_t c = 0; c < t.commits_count; ++c) j.String(commits[c].ToString());
+    for (uint32_t c = 0; c < t.commits_count; ++c) {
+      const fmt::format_int segment(commits[c].segment), offset(commits[c].offset);
+      char text[48];  // "SEG:OFF", as Pointer::ToString gives it
+      char* end = std::copy(segment.data(), segment.data() + segment.size(), text);
+      *end++ = ':';
+      end = std::copy(offset.data(), offset.data() + offset.size(), end);
+      j.String({text, static_cast<size_t>(end - text)});
+    }
     j.EndArray().Key("writes").BeginArray();
     for (uint32_t w = 0; w < t.writes_count; ++w) {
       j.BeginObject().Field("partition", writes[w].partition).Field("counter", writes[w].counter).EndObject();
     }
     j.EndArray().Key("sides").BeginObject();
     if (t.commits_count != 0) {
-      for (const auto& c : cuts_[i].cuts) j.Field(c.id, SideIsBefore(c, xid, commits[0]) ? "before" : "after");
+      cuts_[i].AppendSides(xid, commits[0], true, [&j](std::string_view members) { j.Members(members); });
     }
     j.EndObject().EndObject();
     return;
@@ -363,7 +392,9 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
     out.Append(w == 0 ? " writes " : ",");
     pair(writes[w].partition, writes[w].counter);
   }
-  if (t.commits_count != 0) cuts_[i].AppendSides(xid, commits[0], [&out](std::string_view text) { out.Append(text); });
+  if (t.commits_count != 0) {
+    cuts_[i].AppendSides(xid, commits[0], false, [&out](std::string_view text) { out.Append(text); });
+  }
   size_t end = b.size();
   while (end > begin && b[end - 1] == ' ') --end;  // a line never ends in spaces
   b.resize(end);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "libcut/side.h"
 #include "libwal/wal_reader.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
@@ -188,12 +189,12 @@ TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
   EXPECT_EQ(in_doubt, (std::set<std::string>{prepared.ToString(), missing.ToString(), split.ToString()}));
 }
 
-// The text table finds a line's sides from runs of cuts (those finished before the commit
-// are After, those started after it Before unless their After set lists it); JSON applies
-// the rule cut by cut. They agree on every line, with damage that breaks the runs: on
-// node-1 a cut's After set lists a transaction committed before its Start (After, not
-// Before), and on node-2 a cut's Start record comes after the next cut's (the cuts no
-// longer follow one another).
+// txs finds a line's sides from runs of cuts (those finished before the commit After,
+// those started after it Before unless their After set lists it). Both the text and the
+// JSON table agree with the side rule (libcut/side.h) applied here, cut by cut, to what
+// each WAL holds, with damage that breaks the runs: on node-1 a cut's After set lists a
+// transaction committed before its Start (After, not Before), and on node-2 a cut's Start
+// record comes after the next cut's (the cuts no longer follow one another).
 TEST(Txs, TextSidesAreTheRuleForEveryCut) {
   testing_support::TempDir dir;
   const std::string c = dir.path() + "/c";
@@ -236,24 +237,65 @@ TEST(Txs, TextSidesAreTheRuleForEveryCut) {
   }));
   ASSERT_EQ(moved.type, start);
 
+  // tx -> node -> short cut id -> side: by the rule, from each WAL's records.
+  using Sides = std::map<std::string, std::map<std::string, std::map<std::string, std::string>>>;
+  Sides want;
+  for (const std::string node : {"node-0", "node-1", "node-2"}) {
+    struct Cut {
+      wal::Pointer start, finish;
+      bool has_start = false, has_finish = false;
+      std::set<wal::TxId> before, after;
+    };
+    std::map<std::string, Cut> cuts;
+    std::map<wal::TxId, wal::Pointer> first_commit;
+    auto reader = wal::WalReader::OpenDirectory(c + "/" + node + "/wal", {}, nullptr);
+    ASSERT_TRUE(reader.ok());
+    const wal::Record* r = nullptr;
+    while ((*reader)->Next(&r)) {
+      const wal::AnyRecord& a = r->decoded;
+      if (a.type == start) {
+        Cut& k = cuts[a.cut_start.cut_id.ToString()];
+        k.start = r->ptr;
+        k.has_start = true;
+      } else if (a.type == finish) {
+        Cut& k = cuts[a.cut_finish.cut_id.ToString()];
+        k.finish = r->ptr;
+        k.has_finish = true;
+        k.before.insert(a.cut_finish.before.begin(), a.cut_finish.before.end());
+        k.after.insert(a.cut_finish.after.begin(), a.cut_finish.after.end());
+      } else if (a.type == tx && a.tx.state == wal::TxState::kCommitted) {
+        first_commit.emplace(a.tx.xid, r->ptr);
+      }
+    }
+    for (const auto& [x, commit] : first_commit) {
+      auto& sides = want[x.ToString()][node];
+      for (const auto& [id, k] : cuts) {
+        if (!k.has_start || !k.has_finish) continue;
+        const cut::Side side = cut::SideOfCommit(cut::RegionOf(commit, k.start, k.finish),
+                                                 [&, x = x] { return k.before.count(x) != 0; },
+                                                 [&, x = x] { return k.after.count(x) != 0; });
+        sides[id.substr(0, 8)] = side == cut::Side::kBefore ? "Before" : "After";
+      }
+    }
+  }
+  // The same from each output, where each cut must appear once.
+  Sides from_json, from_text;
+  size_t repeated = 0;
+  auto add = [&](Sides& to, const std::string& x, const std::string& node, const std::string& id,
+                 const std::string& side) { repeated += !to[x][node].emplace(id, side).second; };
   const auto json = RunCli({"txs", "--json", c});
   const auto text = RunCli({"txs", c});
   ASSERT_EQ(json.code, text.code) << text.err;
-  // tx -> node -> (short cut id, side) in the order printed, from each output.
-  using Sides = std::map<std::string, std::map<std::string, std::vector<std::pair<std::string, std::string>>>>;
-  Sides from_json, from_text;
-  const auto parsed = nlohmann::ordered_json::parse(json.out);
+  const auto parsed = nlohmann::json::parse(json.out);
   for (const auto& t : parsed["txs"]) {
     for (const auto& n : t["nodes"]) {
-      auto& sides = from_json[t["tx"]][n["node"]];
       for (const auto& [id, side] : n["sides"].items()) {
-        sides.emplace_back(id.substr(0, 8), side.get<std::string>() == "before" ? "Before" : "After");
+        add(from_json, t["tx"], n["node"], id.substr(0, 8), side.get<std::string>() == "before" ? "Before" : "After");
       }
     }
   }
   std::istringstream lines(text.out);
   std::string line, row;
-  size_t lines_with_sides = 0;
   while (std::getline(lines, line)) {
     std::istringstream words(line);
     std::string word, node;
@@ -264,27 +306,28 @@ TEST(Txs, TextSidesAreTheRuleForEveryCut) {
     }
     if (line.rfind("  ", 0) != 0) continue;
     node = word;
-    auto& sides = from_text[row][node];
     while (words >> word) {
-      const size_t eq = word.find('=');
-      if (eq == 8) sides.emplace_back(word.substr(0, 8), word.substr(9));
-    }
-    lines_with_sides += !sides.empty();
-  }
-  EXPECT_GT(lines_with_sides, 2400u);
-  EXPECT_EQ(from_text.size(), from_json.size());
-  size_t differ = 0;
-  for (const auto& [x, by_node] : from_json) {
-    for (const auto& [node, sides] : by_node) {
-      if (from_text[x][node] == sides) continue;
-      ADD_FAILURE_AT(__FILE__, __LINE__) << "tx " << x << " on " << node << ": text and JSON sides differ";
-      if (++differ == 5) return;
+      if (word.find('=') == 8) add(from_text, row, node, word.substr(0, 8), word.substr(9));
     }
   }
+  EXPECT_EQ(repeated, 0u);
+  auto compare = [&](const Sides& got, const char* what) {
+    size_t lines_with_sides = 0, differ = 0;
+    for (const auto& [x, by_node] : want) {
+      for (const auto& [node, sides] : by_node) {
+        auto t = got.find(x);
+        const bool same = t != got.end() && t->second.count(node) != 0 && t->second.at(node) == sides;
+        lines_with_sides += same && !sides.empty();
+        if (!same && ++differ <= 5) ADD_FAILURE() << what << ": tx " << x << " on " << node << ": not the rule's sides";
+      }
+    }
+    EXPECT_GT(lines_with_sides, 2400u) << what;
+  };
+  compare(from_text, "text");
+  compare(from_json, "JSON");
   // The damage is where the runs would be wrong: After for the listed transaction on node-1.
-  const auto& listed_sides = from_text[listed.ToString()]["node-1"];
-  EXPECT_NE(std::find(listed_sides.begin(), listed_sides.end(), std::pair{listed_cut.substr(0, 8), std::string("After")}),
-            listed_sides.end());
+  EXPECT_EQ(want[listed.ToString()]["node-1"][listed_cut.substr(0, 8)], "After");
+  EXPECT_EQ(from_text[listed.ToString()]["node-1"][listed_cut.substr(0, 8)], "After");
 }
 
 }  // namespace
