@@ -29,9 +29,13 @@ make_cluster() {  # make_cluster DIR TXS
 
 bench() {  # bench DIR: one line per command: name, best seconds, peak RSS (KiB) of the best run
   local dir=$1
-  local -a names=("dump --stats" "check" "cuts" "txs" "txs --in-doubt" "gaps" "restore --dry-run"
+  local -a names=("dump --stats" "check" "cuts" "txs" "txs --in-doubt" "txs --tx" "gaps" "restore --dry-run"
                   "restore --jobs 1" "restore --jobs 2")
   local -A best rss
+  # --tx: the first transaction node-0 logged (the whole WAL is read whichever it is).
+  local one
+  one=$("$walcut" dump --type TX_RECORD --limit 1 "$dir/node-0/wal" | awk '{for (i = 1; i < NF; i++) if ($i == "tx") { print $(i + 1); exit }}')
+  [ -n "$one" ] || { echo "commands_bench: no TX_RECORD in $dir/node-0/wal" >&2; exit 1; }
   for _ in $(seq "$rounds"); do
     for name in "${names[@]}"; do
       local -a cmd
@@ -41,6 +45,7 @@ bench() {  # bench DIR: one line per command: name, best seconds, peak RSS (KiB)
         cuts) cmd=(cuts -q "$dir") ;;
         txs) cmd=(txs "$dir") ;;
         "txs --in-doubt") cmd=(txs --in-doubt "$dir") ;;
+        "txs --tx") cmd=(txs --tx "$one" "$dir") ;;
         gaps) cmd=(gaps "$dir") ;;
         "restore --dry-run") cmd=(restore --latest --dry-run "$dir") ;;
         # A new output each run, all removed at exit: a file system that has just removed
