@@ -55,6 +55,7 @@ class TxCensus::Impl {
     uint32_t participants_begin = 0;
     uint16_t participants_count = 0;
   };
+  static_assert(sizeof(Entry) == 40);
 
   // The entry of `x` (opened when it has none), by index in txs_. A transaction's
   // records come close together: the last one found is asked first.

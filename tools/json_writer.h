@@ -32,7 +32,8 @@ class JsonWriter {
   JsonWriter& Null();
 
   // Members of the object being written, already rendered, each preceded by a comma
-  // (`,"key":value,"key":value`): the first comma is dropped when they come first.
+  // (`,"key":value,"key":value`): the first comma is dropped when they come first. Only
+  // directly inside an open object, not after a Key.
   JsonWriter& Members(std::string_view members);
 
   // Key and value at once.

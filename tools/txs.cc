@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <exception>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -14,9 +15,9 @@
 #include "libcut/cluster_check.h"
 #include "libcut/tx_census.h"
 #include "tools/cut_sources.h"
-#include "tools/escape.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
+#include "tools/txs_sides.h"
 
 namespace tools {
 namespace {
@@ -46,139 +47,32 @@ bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Outpu
   std::vector<cut::NodeIndex> indexes;
   if (!InInputOrder(*inputs, std::move(streamed.nodes), output, &indexes, code)) return false;
   for (size_t i = 0; i < n; ++i) (*nodes)[i].index = std::move(indexes[i]);
-  // Sorting each node's transactions: on every core.
+  // Sorting each node's transactions: on every core. An exception (out of memory) stops
+  // the others and is thrown here.
   std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::exception_ptr failure;
   auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      if (census[i] != nullptr) census[i]->Finish(&(*nodes)[i]);
-      census[i].reset();
+    for (size_t i; !stop && (i = next.fetch_add(1)) < n;) {
+      try {
+        if (census[i] != nullptr) census[i]->Finish(&(*nodes)[i]);
+        census[i].reset();
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+      }
     }
   };
-  const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  {
+    const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::jthread> pool;
+    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+  }
+  if (failure) std::rethrow_exception(failure);
   return true;
-}
-
-// A cut with both records on a node, with its sets sorted for the side rule.
-struct NodeCut {
-  std::string id;  // in full
-  // Its sides as a text line ends them (" <short id>=Before") and as JSON members
-  // (`,"<id>":"before"`), by Side.
-  std::array<std::string, 2> text, json;
-  wal::Pointer start, finish;
-  std::vector<wal::TxId> before, after;
-};
-
-cut::Side SideOf(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& commit) {
-  auto listed = [&](const std::vector<wal::TxId>& v) { return std::binary_search(v.begin(), v.end(), xid); };
-  return cut::SideOfCommit(cut::RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
-                           [&] { return listed(c.after); });
-}
-
-// A node's cuts (those of the report, in its order, with both records there) and their
-// sides as text. When the cuts follow one another in the WAL (starts in order, finishes
-// in order, each start before its finish) a commit is After every cut finished before it,
-// Before every cut started after it unless one of those lists it After, and between the
-// records of the others: a line's sides are then a run of After texts, the rule for the
-// cuts it falls between, and a run of Before texts, found by two binary searches and one
-// lookup instead of the rule for every cut.
-struct NodeSides {
-  std::vector<NodeCut> cuts;
-  bool ordered = false;
-  std::vector<wal::Pointer> starts, finishes;  // by cut, when ordered
-  struct Runs {
-    std::string afters, befores;                    // every cut's After text, Before text, in order
-    std::vector<size_t> afters_end, befores_begin;  // cut k's end in afters, beginning in befores
-  };
-  Runs text, json;
-  std::vector<wal::TxId> listed_after;  // in any cut's After set, sorted
-
-  void Prepare() {
-    ordered = true;
-    for (size_t k = 0; k < cuts.size(); ++k) {
-      const NodeCut& c = cuts[k];
-      if (c.finish < c.start || (k != 0 && (c.start < cuts[k - 1].start || c.finish < cuts[k - 1].finish))) {
-        ordered = false;
-      }
-    }
-    if (!ordered) return;
-    auto add = [](Runs& runs, const std::array<std::string, 2>& sides) {
-      runs.befores_begin.push_back(runs.befores.size());
-      runs.befores += sides[static_cast<size_t>(cut::Side::kBefore)];
-      runs.afters += sides[static_cast<size_t>(cut::Side::kAfter)];
-      runs.afters_end.push_back(runs.afters.size());
-    };
-    for (const NodeCut& c : cuts) {
-      starts.push_back(c.start);
-      finishes.push_back(c.finish);
-      add(text, c.text);
-      add(json, c.json);
-      listed_after.insert(listed_after.end(), c.after.begin(), c.after.end());
-    }
-    text.befores_begin.push_back(text.befores.size());
-    json.befores_begin.push_back(json.befores.size());
-    std::sort(listed_after.begin(), listed_after.end());
-    listed_after.erase(std::unique(listed_after.begin(), listed_after.end()), listed_after.end());
-  }
-
-  // Appends the transaction's side of every cut, its first commit being `commit`, as
-  // text (`json` false) or JSON members.
-  template <typename Append>
-  void AppendSides(const wal::TxId& xid, const wal::Pointer& commit, bool as_json, Append&& append) const {
-    auto one = [&](const NodeCut& c) {
-      append((as_json ? c.json : c.text)[static_cast<size_t>(SideOf(c, xid, commit))]);
-    };
-    if (!ordered) {
-      for (const auto& c : cuts) one(c);
-      return;
-    }
-    const Runs& runs = as_json ? json : text;
-    // Cuts [0, a) finished at or before the commit, [b, n) start after it.
-    const auto a = static_cast<size_t>(std::upper_bound(finishes.begin(), finishes.end(), commit) - finishes.begin());
-    const auto b = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), commit) - starts.begin());
-    if (a != 0) append(std::string_view(runs.afters).substr(0, runs.afters_end[a - 1]));
-    for (size_t k = a; k < b; ++k) one(cuts[k]);
-    if (b == cuts.size()) return;
-    if (!std::binary_search(listed_after.begin(), listed_after.end(), xid)) {
-      append(std::string_view(runs.befores).substr(runs.befores_begin[b]));
-      return;
-    }
-    for (size_t k = b; k < cuts.size(); ++k) one(cuts[k]);
-  }
-};
-
-// Per node, the cuts of the report (in its order) that have both records there.
-std::vector<NodeSides> CutsByNode(const std::vector<cut::NodeIndex>& indexes, const cut::ClusterReport& report) {
-  std::vector<NodeSides> out(indexes.size());
-  for (size_t i = 0; i < indexes.size(); ++i) {
-    for (const auto& c : report.cuts) {
-      const cut::CutOnNode* k = nullptr;
-      for (const auto& kk : indexes[i].cuts) {
-        if (kk.id == c.id) k = &kk;
-      }
-      if (k == nullptr || !k->has_start || !k->has_finish) continue;
-      NodeCut nc{c.id.ToString(), {}, {}, k->start, k->finish, k->before, k->after};
-      const std::string_view short_id = std::string_view(nc.id).substr(0, 8);
-      for (const cut::Side side : {cut::Side::kBefore, cut::Side::kAfter}) {
-        const bool before = side == cut::Side::kBefore;
-        nc.text[static_cast<size_t>(side)] = fmt::format(" {}={}", short_id, before ? "Before" : "After");
-        fmt::memory_buffer member;
-        member.push_back(',');
-        AppendJsonString(&member, nc.id);
-        const std::string_view value = before ? R"(:"before")" : R"(:"after")";
-        member.append(value.data(), value.data() + value.size());
-        nc.json[static_cast<size_t>(side)] = fmt::to_string(member);
-      }
-      std::sort(nc.before.begin(), nc.before.end());
-      std::sort(nc.after.begin(), nc.after.end());
-      out[i].cuts.push_back(std::move(nc));
-    }
-    out[i].Prepare();
-  }
-  return out;
 }
 
 // One transaction across the nodes: its entry on each node that has one (null where the
@@ -192,6 +86,10 @@ struct Row {
 
 // The rows' text (or JSON) for a range of transactions, written by one thread.
 struct RowsText {
+  RowsText() = default;
+  RowsText(const RowsText&) = delete;  // j writes into this b
+  RowsText& operator=(const RowsText&) = delete;
+
   fmt::memory_buffer b;
   JsonWriter j{&b};
   size_t rows = 0, shown = 0;
@@ -221,7 +119,7 @@ class TxsPrinter {
   const TxsOptions& o_;
   const std::vector<cut::NodeTxs>& nodes_;
   const std::vector<cut::NodeIndex>& indexes_;
-  std::vector<NodeSides> cuts_;
+  std::vector<NodeSides> sides_;
   std::map<uint16_t, std::string> names_;
   // The text line's start: "  <node, padded> " by node index; "<state, padded>" by
   // state ordinal, the last for "missing".
@@ -235,7 +133,7 @@ class TxsPrinter {
 TxsPrinter::TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes,
                        const std::vector<cut::NodeIndex>& indexes, const std::optional<cut::ClusterInfo>& cluster,
                        const cut::ClusterReport& report)
-    : o_(o), nodes_(nodes), indexes_(indexes), cuts_(CutsByNode(indexes, report)) {
+    : o_(o), nodes_(nodes), indexes_(indexes), sides_(SidesByNode(indexes, report)) {
   // Node names by order: servers from their WAL headers, clients from cluster.json.
   for (const auto& n : indexes) names_[n.order] = n.node;
   if (cluster) {
@@ -351,7 +249,8 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
   const cut::PartitionCounter* writes = n.writes.data() + t.writes_begin;
   if (o_.json) {
     JsonWriter& j = out.j;
-    j.BeginObject().Field("node", node).Field("state", StateName(on != nullptr ? on->state() : std::nullopt)).Key("commits").BeginArray();
+    j.BeginObject().Field("node", node).Field("state", StateName(on != nullptr ? on->state() : std::nullopt));
+    j.Key("commits").BeginArray();
     for (uint32_t c = 0; c < t.commits_count; ++c) {
       const fmt::format_int segment(commits[c].segment), offset(commits[c].offset);
       char text[48];  // "SEG:OFF", as Pointer::ToString gives it
@@ -366,7 +265,7 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
     }
     j.EndArray().Key("sides").BeginObject();
     if (t.commits_count != 0) {
-      cuts_[i].AppendSides(xid, commits[0], true, [&j](std::string_view members) { j.Members(members); });
+      sides_[i].AppendSides(xid, commits[0], true, [&j](std::string_view members) { j.Members(members); });
     }
     j.EndObject().EndObject();
     return;
@@ -393,7 +292,7 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
     pair(writes[w].partition, writes[w].counter);
   }
   if (t.commits_count != 0) {
-    cuts_[i].AppendSides(xid, commits[0], false, [&out](std::string_view text) { out.Append(text); });
+    sides_[i].AppendSides(xid, commits[0], false, [&out](std::string_view text) { out.Append(text); });
   }
   size_t end = b.size();
   while (end > begin && b[end - 1] == ' ') --end;  // a line never ends in spaces
@@ -431,20 +330,41 @@ void ForEachRow(const std::vector<cut::NodeTxs>& nodes, std::vector<size_t> at, 
   }
 }
 
-// Prints every row, in id order: the ids are split into ranges (every kRows-th id of the
-// node with the most transactions begins one), printed by a thread per core, and written
-// out in order, a few ranges ahead at most. Counts the rows and those shown.
+// Where the rows are split into ranges: every kRows-th id of each node is a candidate,
+// and one is taken once some node has kRows ids since the last taken, so that a range
+// holds at most 2 * kRows ids of any node (whichever nodes lack the others' ids).
+std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes) {
+  constexpr size_t kRows = 256;
+  auto place = [](const cut::NodeTxs& n, const wal::TxId& x) {
+    return static_cast<size_t>(std::lower_bound(n.txs.begin(), n.txs.end(), x, [](const cut::TxOnNode& t,
+                                                                                 const wal::TxId& y) {
+                                 return t.xid < y;
+                               }) - n.txs.begin());
+  };
+  std::vector<wal::TxId> candidates;
+  for (const auto& n : nodes) {
+    for (size_t k = kRows; k < n.txs.size(); k += kRows) candidates.push_back(n.txs[k].xid);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<wal::TxId> bounds;
+  std::vector<size_t> last(nodes.size(), 0);  // each node's place at the last bound taken
+  for (const wal::TxId& x : candidates) {
+    bool take = false;
+    for (size_t i = 0; i < nodes.size() && !take; ++i) take = place(nodes[i], x) - last[i] >= kRows;
+    if (!take) continue;
+    bounds.push_back(x);
+    for (size_t i = 0; i < nodes.size(); ++i) last[i] = place(nodes[i], x);
+  }
+  return bounds;
+}
+
+// Prints every row, in id order: the ids are split into ranges (RangeBounds), printed by
+// a thread per core, and written out in order, a few ranges ahead at most. Counts the
+// rows and those shown. An exception in any thread stops them all and is thrown here.
 void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, Output& output,
                size_t* rows, size_t* shown) {
-  constexpr size_t kRows = 256;
-  size_t big = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].txs.size() > nodes[big].txs.size()) big = i;
-  }
-  std::vector<wal::TxId> bounds;  // range r is [bounds[r - 1], bounds[r])
-  if (!nodes.empty()) {
-    for (size_t k = kRows; k < nodes[big].txs.size(); k += kRows) bounds.push_back(nodes[big].txs[k].xid);
-  }
+  const std::vector<wal::TxId> bounds = RangeBounds(nodes);  // range r is [bounds[r - 1], bounds[r])
   const size_t ranges = bounds.size() + 1;
   auto place = [&](size_t i, size_t r) -> size_t {  // where range r begins in node i
     if (r == 0) return 0;
@@ -458,56 +378,78 @@ void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer
   std::vector<std::unique_ptr<RowsText>> done(ranges);
   std::mutex mu;
   std::condition_variable cv;
-  size_t written = 0;
+  size_t next = 0, written = 0;
+  bool stop = false;
+  std::exception_ptr failure;
+  auto fail = [&] {
+    std::lock_guard lock(mu);
+    if (!failure) failure = std::current_exception();
+    stop = true;
+    cv.notify_all();
+  };
   const size_t workers = std::min<size_t>(ranges, std::max(1u, std::thread::hardware_concurrency()));
   const size_t ahead = 4 * workers;
-  std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t r; (r = next.fetch_add(1)) < ranges;) {
+    for (;;) {
+      size_t r;
       {
         std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return r < written + ahead; });
+        cv.wait(lock, [&] { return stop || next >= ranges || next < written + ahead; });
+        if (stop || next >= ranges) return;
+        r = next++;
       }
-      auto text = std::make_unique<RowsText>();
-      if (json) text->j.BeginArray();  // its '[' is dropped below
-      std::vector<size_t> at(nodes.size()), end(nodes.size());
-      for (size_t i = 0; i < nodes.size(); ++i) {
-        at[i] = place(i, r);
-        end[i] = place(i, r + 1);
+      try {
+        auto text = std::make_unique<RowsText>();
+        if (json) text->j.BeginArray();  // its '[' is dropped below
+        std::vector<size_t> at(nodes.size()), end(nodes.size());
+        for (size_t i = 0; i < nodes.size(); ++i) {
+          at[i] = place(i, r);
+          end[i] = place(i, r + 1);
+        }
+        ForEachRow(nodes, std::move(at), end, [&](Row& row) {
+          ++text->rows;
+          if (printer.Print(row, *text)) ++text->shown;
+        });
+        std::lock_guard lock(mu);
+        done[r] = std::move(text);
+        cv.notify_all();
+      } catch (...) {
+        fail();
+        return;
       }
-      ForEachRow(nodes, std::move(at), end, [&](Row& row) {
-        ++text->rows;
-        if (printer.Print(row, *text)) ++text->shown;
-      });
-      std::lock_guard lock(mu);
-      done[r] = std::move(text);
-      cv.notify_all();
     }
   };
-  std::vector<std::thread> threads;
-  for (size_t w = 0; w < workers; ++w) threads.emplace_back(work);
   *rows = *shown = 0;
-  for (size_t r = 0; r < ranges; ++r) {
-    std::unique_ptr<RowsText> text;
-    {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return done[r] != nullptr; });
-      text = std::move(done[r]);
+  {
+    std::vector<std::jthread> pool;
+    for (size_t w = 0; w < workers; ++w) pool.emplace_back(work);
+    try {
+      for (size_t r = 0; r < ranges; ++r) {
+        std::unique_ptr<RowsText> text;
+        {
+          std::unique_lock lock(mu);
+          cv.wait(lock, [&] { return stop || done[r] != nullptr; });
+          if (stop) break;
+          text = std::move(done[r]);
+        }
+        std::string_view bytes(text->b.data(), text->b.size());
+        if (json) {
+          bytes.remove_prefix(1);  // the range's '['; a ',' before it if a row came before
+          if (!bytes.empty() && *shown != 0) output.out->Write(",");
+        }
+        output.out->Write(bytes);
+        *rows += text->rows;
+        *shown += text->shown;
+        text.reset();
+        std::lock_guard lock(mu);
+        written = r + 1;
+        cv.notify_all();
+      }
+    } catch (...) {
+      fail();
     }
-    std::string_view bytes(text->b.data(), text->b.size());
-    if (json) {
-      bytes.remove_prefix(1);  // the range's '['; a ',' before it if a row came before
-      if (!bytes.empty() && *shown != 0) output.out->Write(",");
-    }
-    output.out->Write(bytes);
-    *rows += text->rows;
-    *shown += text->shown;
-    text.reset();
-    std::lock_guard lock(mu);
-    written = r + 1;
-    cv.notify_all();
   }
-  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace

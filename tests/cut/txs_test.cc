@@ -312,6 +312,14 @@ TEST(Txs, TextSidesAreTheRuleForEveryCut) {
   }
   EXPECT_EQ(repeated, 0u);
   auto compare = [&](const Sides& got, const char* what) {
+    // No sides where the rule gives none (a node that did not commit the transaction).
+    for (const auto& [x, by_node] : got) {
+      for (const auto& [node, sides] : by_node) {
+        const auto w = want.find(x);
+        EXPECT_TRUE(sides.empty() || (w != want.end() && w->second.count(node) != 0))
+            << what << ": tx " << x << " has sides on " << node << ", which did not commit it";
+      }
+    }
     size_t lines_with_sides = 0, differ = 0;
     for (const auto& [x, by_node] : want) {
       for (const auto& [node, sides] : by_node) {
