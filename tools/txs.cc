@@ -109,6 +109,9 @@ class TxsPrinter {
   // The text before the first row, and after the last.
   std::string Head() const;
   std::string Tail(size_t shown) const;
+  // About the most one transaction's node lines take (its sides on every node, and the
+  // rest of each line).
+  size_t IdBytes() const;
 
  private:
   std::string NameOf(uint16_t order) const;
@@ -156,6 +159,17 @@ std::string TxsPrinter::Head() const { return o_.quiet || !o_.json ? "" : R"({"s
 std::string TxsPrinter::Tail(size_t shown) const {
   if (o_.quiet) return "";
   return o_.json ? "]}\n" : fmt::format("{} transaction(s)\n", shown);
+}
+
+size_t TxsPrinter::IdBytes() const {
+  size_t bytes = 0;
+  for (const NodeSides& n : sides_) {
+    bytes += 256;
+    for (const NodeCut& c : n.cuts()) {
+      bytes += (o_.json ? c.json : c.text)[static_cast<size_t>(cut::Side::kBefore)].size();
+    }
+  }
+  return bytes;
 }
 
 std::string TxsPrinter::NameOf(uint16_t order) const {
@@ -330,11 +344,10 @@ void ForEachRow(const std::vector<cut::NodeTxs>& nodes, std::vector<size_t> at, 
   }
 }
 
-// Where the rows are split into ranges: every kRows-th id of each node is a candidate,
-// and one is taken once some node has kRows ids since the last taken, so that a range
-// holds at most 2 * kRows ids of any node (whichever nodes lack the others' ids).
-std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes) {
-  constexpr size_t kRows = 256;
+// Where the rows are split into ranges: every k-th id of each node is a candidate, and
+// one is taken once some node has k ids since the last taken, so that a range holds at
+// most 2 * k ids of any node (whichever nodes lack the others' ids).
+std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes, size_t k) {
   auto place = [](const cut::NodeTxs& n, const wal::TxId& x) {
     return static_cast<size_t>(std::lower_bound(n.txs.begin(), n.txs.end(), x, [](const cut::TxOnNode& t,
                                                                                  const wal::TxId& y) {
@@ -343,7 +356,7 @@ std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes) {
   };
   std::vector<wal::TxId> candidates;
   for (const auto& n : nodes) {
-    for (size_t k = kRows; k < n.txs.size(); k += kRows) candidates.push_back(n.txs[k].xid);
+    for (size_t at = k; at < n.txs.size(); at += k) candidates.push_back(n.txs[at].xid);
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
@@ -351,7 +364,7 @@ std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes) {
   std::vector<size_t> last(nodes.size(), 0);  // each node's place at the last bound taken
   for (const wal::TxId& x : candidates) {
     bool take = false;
-    for (size_t i = 0; i < nodes.size() && !take; ++i) take = place(nodes[i], x) - last[i] >= kRows;
+    for (size_t i = 0; i < nodes.size() && !take; ++i) take = place(nodes[i], x) - last[i] >= k;
     if (!take) continue;
     bounds.push_back(x);
     for (size_t i = 0; i < nodes.size(); ++i) last[i] = place(nodes[i], x);
@@ -364,7 +377,10 @@ std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes) {
 // rows and those shown. An exception in any thread stops them all and is thrown here.
 void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, Output& output,
                size_t* rows, size_t* shown) {
-  const std::vector<wal::TxId> bounds = RangeBounds(nodes);  // range r is [bounds[r - 1], bounds[r])
+  // Ranges of about 2 MiB of text at most: 256 ids of each node, fewer when there are
+  // many cuts to print on every line.
+  const size_t k = std::clamp<size_t>((size_t{1} << 20) / std::max<size_t>(1, printer.IdBytes()), 1, 256);
+  const std::vector<wal::TxId> bounds = RangeBounds(nodes, k);  // range r is [bounds[r - 1], bounds[r])
   const size_t ranges = bounds.size() + 1;
   auto place = [&](size_t i, size_t r) -> size_t {  // where range r begins in node i
     if (r == 0) return 0;
