@@ -109,8 +109,8 @@ class TxsPrinter {
   // The text before the first row, and after the last.
   std::string Head() const;
   std::string Tail(size_t shown) const;
-  // About the most one transaction's node lines take (its sides on every node, and the
-  // rest of each line).
+  // About what one transaction's node lines take: its sides on every node, and 256
+  // bytes for the rest of each line (a transaction with many writes takes more).
   size_t IdBytes() const;
 
  private:
@@ -375,11 +375,13 @@ std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes, size_
 // Prints every row, in id order: the ids are split into ranges (RangeBounds), printed by
 // a thread per core, and written out in order, a few ranges ahead at most. Counts the
 // rows and those shown. An exception in any thread stops them all and is thrown here.
-void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, Output& output,
-               size_t* rows, size_t* shown) {
-  // Ranges of about 2 MiB of text at most: 256 ids of each node, fewer when there are
-  // many cuts to print on every line.
-  const size_t k = std::clamp<size_t>((size_t{1} << 20) / std::max<size_t>(1, printer.IdBytes()), 1, 256);
+void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, bool quiet,
+               Output& output, size_t* rows, size_t* shown) {
+  // Ranges of about 2 MiB of text when transactions write few keys: fewer than 512 ids
+  // of each node, fewer still when many nodes or cuts make each transaction's lines long
+  // (one id of each node at the least). Nothing is printed with --quiet.
+  const size_t k =
+      quiet ? 256 : std::clamp<size_t>((size_t{1} << 20) / std::max<size_t>(1, printer.IdBytes()), 1, 256);
   const std::vector<wal::TxId> bounds = RangeBounds(nodes, k);  // range r is [bounds[r - 1], bounds[r])
   const size_t ranges = bounds.size() + 1;
   auto place = [&](size_t i, size_t r) -> size_t {  // where range r begins in node i
@@ -490,7 +492,7 @@ int RunTxs(const TxsOptions& o, Output& output) {
   const TxsPrinter printer(o, nodes, indexes, inputs.cluster, report);
   output.out->Write(printer.Head());
   size_t shown = 0, rows = 0;
-  PrintRows(nodes, printer, o.json, output, &rows, &shown);
+  PrintRows(nodes, printer, o.json, o.quiet, output, &rows, &shown);
   output.out->Write(printer.Tail(shown));
   if (!report.problems.empty()) return kExitProblems;
   if (only && rows == 0) {
