@@ -45,7 +45,9 @@ struct Copy {
   uint32_t partition = 0;
   uint64_t base_counter = 0;
   uint64_t highest = 0;
-  std::vector<uint64_t> applied;   // counters of the writes replayed
+  // The counters of the writes replayed, from the base's: fed as each is applied, so
+  // that what is kept is the ranges still open, not a counter per write.
+  CounterTracker counters;
   std::unordered_map<std::string, Value> data;
 };
 
@@ -152,7 +154,7 @@ void Apply(OwnedEntry& e, Copies& copies, bool create, NodeResult* out) {
   }
   Copy& copy = *c;
   ++out->entries;
-  copy.applied.push_back(e.counter);
+  if (e.counter > copy.base_counter) (void)copy.counters.Update(e.counter - 1, 1);
   copy.highest = std::max(copy.highest, e.counter);
   auto d = copy.data.find(e.key);
   if (d != copy.data.end() && d->second.counter >= e.counter) return;
@@ -386,6 +388,7 @@ wal::Status NodeReplay::LoadBase() {
     if (!plan_.Selected(pf->cache_id, pf->partition)) continue;
     Copy& c = copies_.Get(pf->cache_id, pf->partition);
     c.base_counter = c.highest = pf->lwm;
+    c.counters = CounterTracker(pf->lwm, pf->lwm);
     for (auto& e : pf->entries) c.data.emplace(std::move(e.key), Value{std::move(e.value), e.counter, false});
   }
   return wal::Status::Ok();
@@ -546,10 +549,7 @@ NodeResult NodeReplay::Finish() {
     // The restored counter is the highest write applied (or the base's). Rollbacks close
     // ranges below it; above it they are dropped, or copies that logged the rollback
     // before the cut and copies that logged it after would disagree.
-    CounterTracker t(copy.base_counter, copy.base_counter);
-    for (uint64_t c : copy.applied) {
-      if (c > copy.base_counter) (void)t.Update(c - 1, 1);
-    }
+    CounterTracker& t = copy.counters;
     for (const auto& rb : rollbacks_) {
       if (rb.cache_id != copy.cache || rb.partition != copy.partition) continue;
       if (rb.start >= copy.highest) continue;
