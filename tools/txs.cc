@@ -1,13 +1,9 @@
 #include "tools/txs.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <cctype>
 #include <condition_variable>
 #include <exception>
-#include <iterator>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -15,14 +11,11 @@
 #include "libcut/cluster_check.h"
 #include "libcut/tx_census.h"
 #include "tools/cut_sources.h"
-#include "tools/json_writer.h"
 #include "tools/progress.h"
-#include "tools/txs_sides.h"
+#include "tools/txs_printer.h"
 
 namespace tools {
 namespace {
-
-const char* StateName(const std::optional<wal::TxState>& s) { return s ? wal::TxStateName(*s) : "missing"; }
 
 // Every node's transactions and the cluster check, in one pass over each WAL: the
 // transactions are collected from the records the check's reading sees, and the cuts
@@ -75,244 +68,6 @@ bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Outpu
   return true;
 }
 
-// One transaction across the nodes: its entry on each node that has one (null where the
-// node has none but is a participant), by node index.
-struct Row {
-  wal::TxId xid;
-  std::vector<std::pair<size_t, const cut::TxOnNode*>> nodes;  // by node index
-  const cut::NodeTxs* named_by = nullptr;  // the node whose TX_RECORD gives the participants
-  const cut::TxOnNode* naming = nullptr;
-};
-
-// The rows' text (or JSON) for a range of transactions, written by one thread.
-struct RowsText {
-  RowsText() = default;
-  RowsText(const RowsText&) = delete;  // j writes into this b
-  RowsText& operator=(const RowsText&) = delete;
-
-  fmt::memory_buffer b;
-  JsonWriter j{&b};
-  size_t rows = 0, shown = 0;
-  void Append(std::string_view text) { b.append(text.data(), text.data() + text.size()); }
-};
-
-// Prints rows; const once made, so that several threads print ranges of rows at once.
-class TxsPrinter {
- public:
-  // `indexes[i]`: the cut index of nodes[i].
-  TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes, const std::vector<cut::NodeIndex>& indexes,
-             const std::optional<cut::ClusterInfo>& cluster, const cut::ClusterReport& report);
-  // Prints the row into `out` if it passes the filters; false when it does not. Adds the
-  // participants without a record of the transaction to row.nodes. In JSON, the rows are
-  // the elements of an array `out.j` has begun.
-  bool Print(Row& row, RowsText& out) const;
-  // The text before the first row, and after the last.
-  std::string Head() const;
-  std::string Tail(size_t shown) const;
-  // About what one transaction's node lines take: its sides on every node, and 256
-  // bytes for the rest of each line (a transaction with many writes takes more).
-  size_t IdBytes() const;
-
- private:
-  std::string NameOf(uint16_t order) const;
-  void AddParticipants(Row& row) const;
-  std::string ParticipantsText(const Row& row) const;
-  void NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid, RowsText& out) const;
-
-  const TxsOptions& o_;
-  const std::vector<cut::NodeTxs>& nodes_;
-  const std::vector<cut::NodeIndex>& indexes_;
-  std::vector<NodeSides> sides_;
-  std::map<uint16_t, std::string> names_;
-  // The text line's start: "  <node, padded> " by node index; "<state, padded>" by
-  // state ordinal, the last for "missing".
-  std::vector<std::string> node_text_;
-  std::array<std::string, wal::kMaxTxStateOrdinal + 2> state_text_;
-  // Node order -> index in nodes_, or kNoNode: asked for every participant of every row.
-  static constexpr uint32_t kNoNode = UINT32_MAX;
-  std::vector<uint32_t> index_of_order_;
-};
-
-TxsPrinter::TxsPrinter(const TxsOptions& o, const std::vector<cut::NodeTxs>& nodes,
-                       const std::vector<cut::NodeIndex>& indexes, const std::optional<cut::ClusterInfo>& cluster,
-                       const cut::ClusterReport& report)
-    : o_(o), nodes_(nodes), indexes_(indexes), sides_(SidesByNode(indexes, report)) {
-  // Node names by order: servers from their WAL headers, clients from cluster.json.
-  for (const auto& n : indexes) names_[n.order] = n.node;
-  if (cluster) {
-    for (const auto& n : cluster->nodes) names_[n.order] = n.name;
-  }
-  for (size_t i = 0; i < indexes.size(); ++i) {
-    const uint16_t order = indexes[i].order;
-    if (index_of_order_.size() <= order) index_of_order_.resize(size_t{order} + 1, kNoNode);
-    index_of_order_[order] = static_cast<uint32_t>(i);
-    node_text_.push_back(fmt::format("  {:<10} ", indexes[i].node));
-  }
-  for (size_t k = 0; k + 1 < state_text_.size(); ++k) {
-    state_text_[k] = fmt::format("{:<11}", wal::TxStateName(static_cast<wal::TxState>(k)));
-  }
-  state_text_.back() = fmt::format("{:<11}", StateName(std::nullopt));
-}
-
-std::string TxsPrinter::Head() const { return o_.quiet || !o_.json ? "" : R"({"schema":1,"txs":[)"; }
-
-std::string TxsPrinter::Tail(size_t shown) const {
-  if (o_.quiet) return "";
-  return o_.json ? "]}\n" : fmt::format("{} transaction(s)\n", shown);
-}
-
-size_t TxsPrinter::IdBytes() const {
-  size_t bytes = 0;
-  for (const NodeSides& n : sides_) {
-    bytes += 256;
-    for (const NodeCut& c : n.cuts()) {
-      bytes += (o_.json ? c.json : c.text)[static_cast<size_t>(cut::Side::kBefore)].size();
-    }
-  }
-  return bytes;
-}
-
-std::string TxsPrinter::NameOf(uint16_t order) const {
-  auto it = names_.find(order);
-  return it != names_.end() ? it->second : fmt::format("order-{}", order);
-}
-
-// Every participant the row's TX_RECORD names gets a place in row.nodes, null when its
-// WAL has no record of the transaction.
-void TxsPrinter::AddParticipants(Row& row) const {
-  if (row.naming == nullptr) return;
-  const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
-  const size_t had = row.nodes.size();
-  auto add = [&](uint16_t order) {
-    if (order >= index_of_order_.size() || index_of_order_[order] == kNoNode) return;
-    const size_t ix = index_of_order_[order];
-    for (size_t k = 0; k < row.nodes.size(); ++k) {
-      if (row.nodes[k].first == ix) return;
-    }
-    row.nodes.emplace_back(ix, nullptr);
-  };
-  for (uint16_t g = 0; g < row.naming->participants_count; ++g) {
-    add(*p++);
-    const uint16_t backups = *p++;
-    for (uint16_t k = 0; k < backups; ++k) add(*p++);
-  }
-  if (row.nodes.size() != had) std::sort(row.nodes.begin(), row.nodes.end());
-}
-
-// "primary[backup,backup] primary[...]".
-std::string TxsPrinter::ParticipantsText(const Row& row) const {
-  std::string text;
-  if (row.naming == nullptr) return text;
-  const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
-  for (uint16_t g = 0; g < row.naming->participants_count; ++g) {
-    const uint16_t primary = *p++;
-    const uint16_t backups = *p++;
-    if (!text.empty()) text += ' ';
-    text += NameOf(primary);
-    text += '[';
-    for (uint16_t k = 0; k < backups; ++k, ++p) {
-      if (k != 0) text += ',';
-      text += NameOf(*p);
-    }
-    text += ']';
-  }
-  return text;
-}
-
-bool TxsPrinter::Print(Row& row, RowsText& out) const {
-  AddParticipants(row);
-  auto state_of = [](const cut::TxOnNode* on) { return on != nullptr ? on->state() : std::nullopt; };
-  bool some_committed = false, some_not = false, some_open = false;
-  for (const auto& [i, on] : row.nodes) {
-    const auto s = state_of(on);
-    some_committed |= s == wal::TxState::kCommitted;
-    some_not |= s != wal::TxState::kCommitted;
-    some_open |= s == wal::TxState::kPrepared || s == wal::TxState::kUnknown;
-  }
-  const bool in_doubt = some_committed ? some_not : some_open;
-  if (o_.in_doubt && !in_doubt) return false;
-  if (o_.state && std::none_of(row.nodes.begin(), row.nodes.end(), [&](const auto& kv) {
-        const std::string s = StateName(state_of(kv.second));
-        return std::equal(s.begin(), s.end(), o_.state->begin(), o_.state->end(),
-                          [](char x, char y) { return std::tolower(x) == std::tolower(y); });
-      })) {
-    return false;
-  }
-  if (o_.quiet) return true;
-  const std::string participants = ParticipantsText(row);
-  const std::string near = NameOf(static_cast<uint16_t>(row.xid.node_order));
-  if (o_.json) {
-    out.j.BeginObject().Field("tx", row.xid.ToString()).Field("near", near).Field("participants", participants);
-    out.j.Field("in_doubt", in_doubt).Key("nodes").BeginArray();
-  } else {
-    fmt::format_to(std::back_inserter(out.b), "tx {} near {} participants {}{}\n", row.xid.ToString(), near,
-                   participants, in_doubt ? " IN DOUBT" : "");
-  }
-  for (const auto& [i, on] : row.nodes) NodeLine(i, on, row.xid, out);
-  if (o_.json) out.j.EndArray().EndObject();
-  return true;
-}
-
-// Node `i`'s line of a transaction: its state, commits, writes and its side of each cut.
-void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xid, RowsText& out) const {
-  const cut::NodeTxs& n = nodes_[i];
-  const std::string& node = indexes_[i].node;
-  static const cut::TxOnNode kNone;
-  const cut::TxOnNode& t = on != nullptr ? *on : kNone;
-  const wal::Pointer* commits = n.commits.data() + t.commits_begin;
-  const cut::PartitionCounter* writes = n.writes.data() + t.writes_begin;
-  if (o_.json) {
-    JsonWriter& j = out.j;
-    j.BeginObject().Field("node", node).Field("state", StateName(on != nullptr ? on->state() : std::nullopt));
-    j.Key("commits").BeginArray();
-    for (uint32_t c = 0; c < t.commits_count; ++c) {
-      const fmt::format_int segment(commits[c].segment), offset(commits[c].offset);
-      char text[48];  // "SEG:OFF", as Pointer::ToString gives it
-      char* end = std::copy(segment.data(), segment.data() + segment.size(), text);
-      *end++ = ':';
-      end = std::copy(offset.data(), offset.data() + offset.size(), end);
-      j.String({text, static_cast<size_t>(end - text)});
-    }
-    j.EndArray().Key("writes").BeginArray();
-    for (uint32_t w = 0; w < t.writes_count; ++w) {
-      j.BeginObject().Field("partition", writes[w].partition).Field("counter", writes[w].counter).EndObject();
-    }
-    j.EndArray().Key("sides").BeginObject();
-    if (t.commits_count != 0) {
-      sides_[i].AppendSides(xid, commits[0], true, [&j](std::string_view members) { j.Members(members); });
-    }
-    j.EndObject().EndObject();
-    return;
-  }
-  // Appended straight to the buffer: a full table is mostly these lines.
-  fmt::memory_buffer& b = out.b;
-  const size_t begin = b.size();
-  out.Append(node_text_[i]);
-  size_t state = state_text_.size() - 1;  // missing
-  if (on != nullptr && on->has_record()) state = static_cast<size_t>(*on->state());
-  out.Append(state_text_[state]);
-  auto pair = [&out](uint64_t x, uint64_t y) {
-    const fmt::format_int fx(x), fy(y);
-    out.Append({fx.data(), fx.size()});
-    out.b.push_back(':');
-    out.Append({fy.data(), fy.size()});
-  };
-  for (uint32_t c = 0; c < t.commits_count; ++c) {
-    out.Append(c == 0 ? " at " : ",");
-    pair(commits[c].segment, commits[c].offset);
-  }
-  for (uint32_t w = 0; w < t.writes_count; ++w) {
-    out.Append(w == 0 ? " writes " : ",");
-    pair(writes[w].partition, writes[w].counter);
-  }
-  if (t.commits_count != 0) {
-    sides_[i].AppendSides(xid, commits[0], false, [&out](std::string_view text) { out.Append(text); });
-  }
-  size_t end = b.size();
-  while (end > begin && b[end - 1] == ' ') --end;  // a line never ends in spaces
-  b.resize(end);
-  b.push_back('\n');
-}
 
 // Calls f(row) for every transaction any node has, in id order, taking node i's
 // transactions from at[i] to end[i].
