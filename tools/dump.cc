@@ -16,6 +16,7 @@
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
+#include "tools/in_order.h"
 #include "tools/inputs.h"
 #include "tools/json_writer.h"
 
@@ -689,71 +690,30 @@ bool ReadInParts(const DumpOptions& o, Output& output, const WalInput& in, size_
     ChunkSink out;
     StringSink err;
     Totals totals;
-    bool done = false;
   };
   const size_t n = units.size();
-  std::vector<Unit> done(n);
-  std::mutex mu;
-  std::condition_variable cv;
-  size_t next = 0, written = 0;
-  bool stop = false;
-  std::exception_ptr failure;
-  const size_t ahead = cores + 1;  // parts held in memory at most
-  auto work = [&] {
-    for (;;) {
-      size_t k;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return stop || next >= n || next < written + ahead; });
-        if (stop || next >= n) return;
-        k = next++;
-      }
-      try {
+  MakeInOrder<Unit>(
+      n, cores, cores + 1,  // parts held in memory at most
+      [&](size_t k) {
+        Unit unit;
         Output part_output = output;
-        part_output.out = &done[k].out;
-        part_output.err = &done[k].err;
+        part_output.out = &unit.out;
+        part_output.err = &unit.err;
         WalInput piece = in;
         piece.wal_dir = wal::WalLocation();
         piece.files = units[k];
         DumpRun run(o, part_output, {std::move(piece)}, &types);
         run.ReadAsPart(k + 1 < n, k == 0 ? std::nullopt : std::optional(units[k - 1].back().index), node);
         run.Pass(true);
-        done[k].totals = run.totals();
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure) failure = std::current_exception();
-        stop = true;
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      done[k].done = true;
-      cv.notify_all();
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (size_t t = 0; t < cores; ++t) pool.emplace_back(work);
-    for (size_t k = 0; k < n; ++k) {
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return stop || done[k].done; });
-        if (stop) break;
-      }
-      done[k].out.WriteTo(output.out);
-      output.err->Write(done[k].err.text());
-      AddTotals(done[k].totals, totals);
-      done[k] = Unit();
-      std::lock_guard<std::mutex> lock(mu);
-      written = k + 1;
-      if (!o.quiet && !output.out->good()) stop = true;  // the reader of our output went away
-      cv.notify_all();
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      stop = true;
-      cv.notify_all();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+        unit.totals = run.totals();
+        return unit;
+      },
+      [&](size_t, Unit& unit) {
+        unit.out.WriteTo(output.out);
+        output.err->Write(unit.err.text());
+        AddTotals(unit.totals, totals);
+        return o.quiet || output.out->good();  // or the reader of our output went away
+      });
   return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include "libwal/wal_writer.h"
 #include "recovery/gaps.h"
+#include "tools/in_order.h"
 #include "tools/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
@@ -19,17 +20,9 @@ namespace {
 bool Scan(const std::vector<WalInput>& inputs, bool cluster, Output& output, std::vector<recovery::NodeGaps>* out,
           int* code) {
   std::vector<wal::Result<recovery::NodeGaps>> scanned(inputs.size(), wal::Status::Internal("not read"));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
-      scanned[i] = recovery::ScanGaps(inputs[i].node, inputs[i].wal_dir, cluster);
-    }
-  };
-  const size_t workers = std::min<size_t>(inputs.size(), std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
+  OnThreads(inputs.size(), std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
+    scanned[i] = recovery::ScanGaps(inputs[i].node, inputs[i].wal_dir, cluster);
+  });
   out->clear();
   for (auto& g : scanned) {
     if (!g.ok()) {

@@ -1,16 +1,13 @@
 #include "tools/txs.h"
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include "libcut/cluster_check.h"
 #include "libcut/tx_census.h"
 #include "tools/cut_sources.h"
+#include "tools/in_order.h"
 #include "tools/progress.h"
 #include "tools/txs_printer.h"
 
@@ -40,34 +37,13 @@ bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Outpu
   std::vector<cut::NodeIndex> indexes;
   if (!InInputOrder(*inputs, std::move(streamed.nodes), output, &indexes, code)) return false;
   for (size_t i = 0; i < n; ++i) (*nodes)[i].index = std::move(indexes[i]);
-  // Sorting each node's transactions: on every core. An exception (out of memory) stops
-  // the others and is thrown here.
-  std::atomic<size_t> next{0};
-  std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (size_t i; !stop && (i = next.fetch_add(1)) < n;) {
-      try {
-        if (census[i] != nullptr) census[i]->Finish(&(*nodes)[i]);
-        census[i].reset();
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!failure) failure = std::current_exception();
-        stop = true;
-      }
-    }
-  };
-  {
-    const size_t workers = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::jthread> pool;
-    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-  }
-  if (failure) std::rethrow_exception(failure);
+  // Sorting each node's transactions: on every core.
+  OnThreads(n, std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
+    if (census[i] != nullptr) census[i]->Finish(&(*nodes)[i]);
+    census[i].reset();
+  });
   return true;
 }
-
 
 // Calls f(row) for every transaction any node has, in id order, taking node i's
 // transactions from at[i] to end[i].
@@ -99,16 +75,18 @@ void ForEachRow(const std::vector<cut::NodeTxs>& nodes, std::vector<size_t> at, 
   }
 }
 
+// The place in n.txs of the first transaction whose id is not below x.
+size_t FirstAtOrAfter(const cut::NodeTxs& n, const wal::TxId& x) {
+  return static_cast<size_t>(
+      std::lower_bound(n.txs.begin(), n.txs.end(), x, [](const cut::TxOnNode& t, const wal::TxId& y) {
+        return t.xid < y;
+      }) - n.txs.begin());
+}
+
 // Where the rows are split into ranges: every k-th id of each node is a candidate, and
 // one is taken once some node has k ids since the last taken, so that a range holds at
 // most 2 * k ids of any node (whichever nodes lack the others' ids).
 std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes, size_t k) {
-  auto place = [](const cut::NodeTxs& n, const wal::TxId& x) {
-    return static_cast<size_t>(std::lower_bound(n.txs.begin(), n.txs.end(), x, [](const cut::TxOnNode& t,
-                                                                                 const wal::TxId& y) {
-                                 return t.xid < y;
-                               }) - n.txs.begin());
-  };
   std::vector<wal::TxId> candidates;
   for (const auto& n : nodes) {
     for (size_t at = k; at < n.txs.size(); at += k) candidates.push_back(n.txs[at].xid);
@@ -119,17 +97,17 @@ std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes, size_
   std::vector<size_t> last(nodes.size(), 0);  // each node's place at the last bound taken
   for (const wal::TxId& x : candidates) {
     bool take = false;
-    for (size_t i = 0; i < nodes.size() && !take; ++i) take = place(nodes[i], x) - last[i] >= k;
+    for (size_t i = 0; i < nodes.size() && !take; ++i) take = FirstAtOrAfter(nodes[i], x) - last[i] >= k;
     if (!take) continue;
     bounds.push_back(x);
-    for (size_t i = 0; i < nodes.size(); ++i) last[i] = place(nodes[i], x);
+    for (size_t i = 0; i < nodes.size(); ++i) last[i] = FirstAtOrAfter(nodes[i], x);
   }
   return bounds;
 }
 
 // Prints every row, in id order: the ids are split into ranges (RangeBounds), printed by
-// a thread per core, and written out in order, a few ranges ahead at most. Counts the
-// rows and those shown. An exception in any thread stops them all and is thrown here.
+// a thread per core, and written out in order, a few ranges ahead at most (MakeInOrder).
+// Counts the rows and those shown.
 void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, bool quiet,
                Output& output, size_t* rows, size_t* shown) {
   // Ranges of about 2 MiB of text when transactions write few keys: fewer than 512 ids
@@ -142,36 +120,13 @@ void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer
   auto place = [&](size_t i, size_t r) -> size_t {  // where range r begins in node i
     if (r == 0) return 0;
     if (r == ranges) return nodes[i].txs.size();
-    const auto& txs = nodes[i].txs;
-    return static_cast<size_t>(
-        std::lower_bound(txs.begin(), txs.end(), bounds[r - 1], [](const cut::TxOnNode& t, const wal::TxId& x) {
-          return t.xid < x;
-        }) - txs.begin());
+    return FirstAtOrAfter(nodes[i], bounds[r - 1]);
   };
-  std::vector<std::unique_ptr<RowsText>> done(ranges);
-  std::mutex mu;
-  std::condition_variable cv;
-  size_t next = 0, written = 0;
-  bool stop = false;
-  std::exception_ptr failure;
-  auto fail = [&] {
-    std::lock_guard lock(mu);
-    if (!failure) failure = std::current_exception();
-    stop = true;
-    cv.notify_all();
-  };
-  const size_t workers = std::min<size_t>(ranges, std::max(1u, std::thread::hardware_concurrency()));
-  const size_t ahead = 4 * workers;
-  auto work = [&] {
-    for (;;) {
-      size_t r;
-      {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return stop || next >= ranges || next < written + ahead; });
-        if (stop || next >= ranges) return;
-        r = next++;
-      }
-      try {
+  const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  *rows = *shown = 0;
+  MakeInOrder<std::unique_ptr<RowsText>>(
+      ranges, threads, 4 * threads,
+      [&](size_t r) {
         auto text = std::make_unique<RowsText>();
         if (json) text->j.BeginArray();  // its '[' is dropped below
         std::vector<size_t> at(nodes.size()), end(nodes.size());
@@ -183,28 +138,9 @@ void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer
           ++text->rows;
           if (printer.Print(row, *text)) ++text->shown;
         });
-        std::lock_guard lock(mu);
-        done[r] = std::move(text);
-        cv.notify_all();
-      } catch (...) {
-        fail();
-        return;
-      }
-    }
-  };
-  *rows = *shown = 0;
-  {
-    std::vector<std::jthread> pool;
-    for (size_t w = 0; w < workers; ++w) pool.emplace_back(work);
-    try {
-      for (size_t r = 0; r < ranges; ++r) {
-        std::unique_ptr<RowsText> text;
-        {
-          std::unique_lock lock(mu);
-          cv.wait(lock, [&] { return stop || done[r] != nullptr; });
-          if (stop) break;
-          text = std::move(done[r]);
-        }
+        return text;
+      },
+      [&](size_t, std::unique_ptr<RowsText>& text) {
         std::string_view bytes(text->b.data(), text->b.size());
         if (json) {
           bytes.remove_prefix(1);  // the range's '['; a ',' before it if a row came before
@@ -213,16 +149,8 @@ void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer
         output.out->Write(bytes);
         *rows += text->rows;
         *shown += text->shown;
-        text.reset();
-        std::lock_guard lock(mu);
-        written = r + 1;
-        cv.notify_all();
-      }
-    } catch (...) {
-      fail();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+        return true;
+      });
 }
 
 }  // namespace
