@@ -21,15 +21,22 @@ namespace {
 
 using testing_support::RunCli;
 
+// A simulated cluster of three servers, each partition with two backups, in `c`.
+::testing::AssertionResult Simulate(const std::string& c, uint64_t txs, uint64_t seed, uint32_t cuts = 3) {
+  sim::SimConfig cfg;
+  cfg.out_dir = c;
+  cfg.txs = txs;
+  cfg.seed = seed;
+  cfg.cuts = cuts;
+  cfg.backups = 2;
+  if (sim::Simulate(cfg).ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "simulate into " << c;
+}
+
 TEST(Txs, ShowsEveryParticipantWithStateCommitAndSides) {
   testing_support::TempDir dir;
   std::string c = dir.path() + "/c";
-  sim::SimConfig cfg;
-  cfg.out_dir = c;
-  cfg.txs = 800;
-  cfg.seed = 2;
-  cfg.backups = 2;
-  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  ASSERT_TRUE(Simulate(c, 800, 2));
   auto all = nlohmann::json::parse(RunCli({"txs", "--json", c}).out);
   ASSERT_GE(all["txs"].size(), 800u);
   for (const auto& t : all["txs"]) {
@@ -69,12 +76,7 @@ TEST(Txs, ShowsEveryParticipantWithStateCommitAndSides) {
 TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
   testing_support::TempDir dir;
   const std::string c = dir.path() + "/c";
-  sim::SimConfig cfg;
-  cfg.out_dir = c;
-  cfg.txs = 800;
-  cfg.seed = 5;
-  cfg.backups = 2;
-  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  ASSERT_TRUE(Simulate(c, 800, 5));
   auto first_commit_after = [&](const std::string& node, uint64_t order, wal::TxId* x) {
     auto reader = wal::WalReader::OpenDirectory(c + "/" + node + "/wal", {}, nullptr);
     ASSERT_TRUE(reader.ok());
@@ -198,13 +200,7 @@ TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
 TEST(Txs, TextSidesAreTheRuleForEveryCut) {
   testing_support::TempDir dir;
   const std::string c = dir.path() + "/c";
-  sim::SimConfig cfg;
-  cfg.out_dir = c;
-  cfg.txs = 1200;
-  cfg.cuts = 5;
-  cfg.seed = 7;
-  cfg.backups = 2;
-  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  ASSERT_TRUE(Simulate(c, 1200, 7, 5));
   const auto tx = static_cast<uint8_t>(wal::RecordType::kTx);
   const auto start = static_cast<uint8_t>(wal::RecordType::kCutStart);
   const auto finish = static_cast<uint8_t>(wal::RecordType::kCutFinish);
