@@ -55,6 +55,11 @@ void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
   }
   c.writes_count = static_cast<uint32_t>(writes_base_ + writes_.size() - c.writes_begin);
   commits_.push_back(c);
+  // A commit placed before its record (Apache Ignite's, commit_place.h) goes back to its
+  // place among the commits: the window stays in order of place.
+  for (size_t i = commits_.size() - 1; i > 0 && c.ptr < commits_[i - 1].ptr; --i) {
+    std::swap(commits_[i], commits_[i - 1]);
+  }
 }
 
 void CommitWindow::OnRollback(const wal::TxId& xid) {
@@ -86,7 +91,10 @@ void CommitWindow::DropBefore(const wal::Pointer& keep) {
   size_t drop = 0;
   while (drop < commits_.size() && commits_[drop].ptr < keep) ++drop;
   commits_.pop_front(drop);
-  const uint64_t writes_keep = commits_.empty() ? writes_base_ + writes_.size() : commits_.front().writes_begin;
+  // The writes still needed begin at the least of the commits' (not always the first's:
+  // a commit moved back to its place has its writes later than those after it).
+  uint64_t writes_keep = writes_base_ + writes_.size();
+  for (size_t i = 0; i < commits_.size(); ++i) writes_keep = std::min(writes_keep, commits_[i].writes_begin);
   writes_.pop_front(static_cast<size_t>(writes_keep - writes_base_));
   writes_base_ = writes_keep;
 }

@@ -100,7 +100,8 @@ class CommitWindow {
  public:
   // A write of transaction `e.xid` (not the null id): held until its commit or rollback.
   void OnWrite(const wal::DataEntry& e);
-  // A COMMITTED or UNKNOWN TX_RECORD at `at`: a commit, with the writes held for it.
+  // A COMMITTED or UNKNOWN TX_RECORD, placed at `at` (commit_place.h): a commit, with the
+  // writes held for it.
   void OnCommit(const wal::TxView& t, const wal::Pointer& at);
   // A ROLLED_BACK TX_RECORD: its held writes are dropped.
   void OnRollback(const wal::TxId& xid);

@@ -28,10 +28,12 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
       OnTx(r);
       break;
     case wal::RecordType::kCutStart:
+      if (wal::IsIgnite(r.format)) placer_.OnCutRecord(r.ptr);
       Stamp(a.cut_start.timestamp);
       OnStart(r);
       break;
     case wal::RecordType::kCutFinish:
+      if (wal::IsIgnite(r.format)) placer_.OnCutRecord(r.ptr);
       Stamp(a.cut_finish.timestamp);
       OnFinish(r);
       break;
@@ -50,7 +52,9 @@ void IndexBuilder::OnData(const wal::Record& r) {
     // PRELOAD): not a transaction's write, and in order wherever it comes.
     if (ignite && e.xid.IsNull() && (e.flags & wal::kEntryFlagPreload) != 0) continue;
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
-    if (!e.xid.IsNull()) window_.OnWrite(e);  // the null id is an initial load, not a transaction
+    if (e.xid.IsNull()) continue;  // an initial load, not a transaction
+    window_.OnWrite(e);
+    if (ignite) placer_.OnWrite(e.xid, r.ptr);
   }
 }
 
@@ -62,10 +66,12 @@ void IndexBuilder::OnTx(const wal::Record& r) {
                         ? order_.OnPrepared(t.xid)
                         : order_.OnFinal(t.xid, wal::TxStateName(t.state), ignite_rollback);
   if (!why.empty()) OutOfOrder(r, why);
+  const bool ignite = wal::IsIgnite(r.format);
   if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
-    window_.OnCommit(t, r.ptr);
+    window_.OnCommit(t, ignite ? placer_.Place(t.xid, r.ptr) : r.ptr);
   } else if (t.state == wal::TxState::kRolledBack) {
     window_.OnRollback(t.xid);
+    if (ignite) placer_.Forget(t.xid);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "libcut/commit_place.h"
 #include "libcut/commit_window.h"
 #include "libcut/cut_index.h"
 #include "libcut/tx_order.h"
@@ -73,6 +74,7 @@ class IndexBuilder {
   std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
   std::vector<std::pair<wal::Pointer, std::string>> errors_;
   CommitWindow window_;
+  CommitPlacer placer_;  // Apache Ignite's WALs only
   WindowClassifier classifier_;
   std::vector<CutState> states_;
 };

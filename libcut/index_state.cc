@@ -4,6 +4,7 @@
 // scratch for one cut (the classifier's tables) is not.
 #include <algorithm>
 
+#include "libcut/commit_place.h"
 #include "libcut/commit_window.h"
 #include "libcut/hash.h"
 #include "libcut/index_builder.h"
@@ -35,6 +36,31 @@ void TxOrder::Load(VarintReader& in) {
     const wal::TxId x = in.Tx();
     open_.Upsert(x).first->roles = static_cast<uint32_t>(in.U(UINT32_MAX, "roles"));
   }
+}
+
+void CommitPlacer::Save(VarintWriter& o) const {
+  o.U(held_.size() + (has_last_ ? 1 : 0));
+  for (const auto& [x, at] : held_) {
+    o.Tx(x);
+    o.Ptr(at);
+  }
+  // The slot last: loaded, it is the slot again.
+  if (has_last_) {
+    o.Tx(last_xid_);
+    o.Ptr(last_at_);
+  }
+  o.Ptr(last_cut_record_);
+}
+
+void CommitPlacer::Load(VarintReader& in) {
+  held_.clear();
+  has_last_ = false;
+  const size_t n = in.Count("transactions with entries", 3);
+  for (size_t i = 0; i < n; ++i) {
+    const wal::TxId x = in.Tx();
+    OnWrite(x, in.Ptr());
+  }
+  last_cut_record_ = in.Ptr();
 }
 
 namespace {
@@ -168,6 +194,7 @@ void IndexBuilder::Save(VarintWriter& o) const {
     o.Ptr(s.next_start);
     o.Ptr(s.window_begin);
   }
+  placer_.Save(o);
 }
 
 void IndexBuilder::Load(VarintReader& in) {
@@ -210,6 +237,9 @@ void IndexBuilder::Load(VarintReader& in) {
     s.window_begin = in.Ptr();
     states_.push_back(std::move(s));
   }
+  // A state saved before commits were placed (commit_place.h) ends here: nothing held.
+  placer_ = CommitPlacer();
+  if (in.left() != 0) placer_.Load(in);
 }
 
 }  // namespace cut

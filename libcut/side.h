@@ -3,7 +3,8 @@
 // the timeline). walcut-cuts(1) and walcut-format(5) state it for users.
 //
 //   A transaction's commit on a node is its first COMMITTED or UNKNOWN TX_RECORD there
-//   (a transaction with several roles on the node commits each role; the first counts).
+//   (a transaction with several roles on the node commits each role; the first counts);
+//   on Apache Ignite's WAL it may be placed at its last data entry (commit_place.h).
 //   It is Before the cut when committed before the node's Start record and not in the
 //   Finish record's After set, or committed between the Start and the Finish record and
 //   in its Before set; it is After otherwise.

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <numeric>
 
+#include "libcut/commit_place.h"
+
 namespace cut {
 
 std::optional<wal::TxState> TxOnNode::state() const {
@@ -26,12 +28,17 @@ class TxCensus::Impl {
     if (r.type == static_cast<uint8_t>(wal::RecordType::kTx)) {
       OnTx(r);
     } else if (r.type == static_cast<uint8_t>(wal::RecordType::kData)) {
+      const bool ignite = wal::IsIgnite(r.format);
       wal::DataEntryCursor entries(r.data);
       wal::DataEntry e;
       while (entries.Next(&e)) {
         if (e.xid.IsNull() || (only_ && e.xid != *only_)) continue;
         writes_.push_back({Slot(e.xid), e.partition, e.counter});
+        if (ignite) placer_.OnWrite(e.xid, r.ptr);
       }
+    } else if (wal::IsIgnite(r.format) && (r.type == static_cast<uint8_t>(wal::RecordType::kCutStart) ||
+                                           r.type == static_cast<uint8_t>(wal::RecordType::kCutFinish))) {
+      placer_.OnCutRecord(r.ptr);
     }
   }
 
@@ -82,10 +89,16 @@ class TxCensus::Impl {
       case wal::TxState::kPrepared: ++tx.prepared; break;
       case wal::TxState::kCommitted:
         ++tx.committed;
-        commits_.push_back({at, r.ptr});
+        commits_.push_back({at, wal::IsIgnite(r.format) ? placer_.Place(t.xid, r.ptr) : r.ptr});
         break;
-      case wal::TxState::kRolledBack: ++tx.rolled_back; break;
-      case wal::TxState::kUnknown: ++tx.unknown; break;
+      case wal::TxState::kRolledBack:
+        ++tx.rolled_back;
+        if (wal::IsIgnite(r.format)) placer_.Forget(t.xid);
+        break;
+      case wal::TxState::kUnknown:
+        ++tx.unknown;
+        if (wal::IsIgnite(r.format)) placer_.Forget(t.xid);
+        break;
     }
     if (tx.participants_count == 0 && t.participant_count != 0 && t.NamesNodeOrders()) {
       tx.participants_begin = static_cast<uint32_t>(participants_.size());
@@ -105,6 +118,7 @@ class TxCensus::Impl {
   }
 
   std::optional<wal::TxId> only_;
+  CommitPlacer placer_;  // Apache Ignite's WALs only
   FlatTable<Index, ByTxId<Index>> open_;
   bool has_last_ = false;
   wal::TxId last_;

@@ -12,6 +12,7 @@
 
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
+#include "libcut/commit_place.h"
 #include "libcut/flat_table.h"
 #include "libcut/hash.h"
 #include "libcut/side.h"
@@ -346,6 +347,7 @@ class NodeReplay {
   }
   wal::Status OnData(const wal::Record& r);
   wal::Status OnTx(const wal::Record& r);
+  void AtFinish();
   cut::Side SideOf(const wal::TxId& x, const wal::Pointer& commit);
   void Progress(uint32_t size);
 
@@ -375,6 +377,7 @@ class NodeReplay {
     cut::Side side = cut::Side::kBefore;
   };
   cut::FlatTable<Placed, cut::ByTxId<Placed>> placed_;
+  cut::CommitPlacer placer_;  // Apache Ignite's WAL only
   cut::TxOrder order_;
   std::vector<wal::RollbackRecord> rollbacks_;
   uint64_t since_progress_ = 0;
@@ -421,6 +424,9 @@ wal::Status NodeReplay::Replay() {
       s = OnTx(*r);
     } else if (r->type == static_cast<uint8_t>(wal::RecordType::kRollback)) {
       rollbacks_.push_back(r->decoded.rollback);
+    } else if (plan_.ignite && (r->type == static_cast<uint8_t>(wal::RecordType::kCutStart) ||
+                                r->type == static_cast<uint8_t>(wal::RecordType::kCutFinish))) {
+      placer_.OnCutRecord(r->ptr);
     } else if (plan_.ignite && IsIgniteDataBearing(r->type)) {
       return wal::Status::NotSupported(fmt::format(
           "{}: {} at {} holds writes walcut cannot apply (only DATA_RECORD_V2 is read): the restore would miss them",
@@ -435,7 +441,23 @@ wal::Status NodeReplay::Replay() {
     return wal::Status::Corruption(fmt::format("{}: the WAL ends before the cut's Finish record at {}", plan_.node,
                                                plan_.finish.ToString()));
   }
+  if (plan_.ignite) AtFinish();
   return wal::Status::Ok();
+}
+
+// Apache Ignite's: a transaction whose entries the WAL holds before the Finish record and
+// whose COMMITTED record comes after it (commit_place.h) is placed by its last entry,
+// as Ignite's restore replays it.
+void NodeReplay::AtFinish() {
+  placer_.OnCutRecord(plan_.finish);
+  std::vector<std::pair<wal::TxId, uint32_t>> open;
+  pending_.ForEach([&](const Pending& p) { open.emplace_back(p.xid, p.list); });
+  for (const auto& [x, list] : open) {
+    if (SideOf(x, placer_.Place(x, plan_.finish)) != cut::Side::kBefore) continue;
+    ++out_.txs_applied;
+    for (auto& e : lists_[list]) Apply(e, copies_, plan_.ignite, &out_);
+    lists_[list].clear();
+  }
 }
 
 void NodeReplay::Progress(uint32_t size) {
@@ -454,6 +476,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
   while (entries.Next(&e)) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
     if (plan_.ignite && e.xid.IsNull()) continue;  // a rebalance's write (PRELOAD): of no transaction
+    if (plan_.ignite) placer_.OnWrite(e.xid, r.ptr);
     if (!plan_.Selected(e.cache_id, e.partition)) continue;
     if (last_list_ == kNoList || e.xid != last_xid_) {
       last_xid_ = e.xid;
@@ -528,7 +551,8 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
   }
   if (t.state == wal::TxState::kRolledBack) {
     if (Placed* p = placed_.Find(x); p != nullptr && !order_.IsOpen(x)) placed_.Erase(p);
-  } else if (SideOf(x, r.ptr) == cut::Side::kAfter) {
+    if (plan_.ignite) placer_.Forget(x);
+  } else if (SideOf(x, plan_.ignite ? placer_.Place(x, r.ptr) : r.ptr) == cut::Side::kAfter) {
     ++out_.txs_skipped;
   } else {
     ++out_.txs_applied;

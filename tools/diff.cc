@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "libcut/commit_place.h"
 #include "libcut/side.h"
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
@@ -75,25 +76,33 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
   });
   std::unordered_map<wal::TxId, std::vector<Key>, wal::TxIdHash> pending;  // writes of open transactions
   std::unordered_set<wal::TxId, wal::TxIdHash> decided;                    // committed here already
+  cut::CommitPlacer placer;  // Apache Ignite's WALs only
   const wal::Record* r = nullptr;
   while (reader->Next(&r)) {
     if (to < r->ptr) break;
     const auto& d = r->decoded;
-    if (r->type == static_cast<uint8_t>(wal::RecordType::kData) &&
-        (!wal::IsIgnite(r->format) || wal::IsDecodedIgniteType(r->type))) {
+    const bool ignite = wal::IsIgnite(r->format);
+    if (r->type == static_cast<uint8_t>(wal::RecordType::kData) && (!ignite || wal::IsDecodedIgniteType(r->type))) {
       for (const auto& e : d.data.entries) {
         if (e.xid.IsNull()) continue;
-        Key k{e.cache_id, e.partition,
-              wal::IsIgnite(r->format) ? wal::CacheObjectText(e.key_type, e.key) : std::string(e.key)};
+        Key k{e.cache_id, e.partition, ignite ? wal::CacheObjectText(e.key_type, e.key) : std::string(e.key)};
         pending[e.xid].push_back(std::move(k));
+        if (ignite) placer.OnWrite(e.xid, r->ptr);
       }
+    } else if (ignite && (r->type == static_cast<uint8_t>(wal::RecordType::kCutStart) ||
+                          r->type == static_cast<uint8_t>(wal::RecordType::kCutFinish))) {
+      placer.OnCutRecord(r->ptr);
     } else if (r->type == static_cast<uint8_t>(wal::RecordType::kTx)) {
       const auto& t = d.tx;
-      if (t.state == wal::TxState::kRolledBack) pending.erase(t.xid);
+      if (t.state == wal::TxState::kRolledBack) {
+        pending.erase(t.xid);
+        if (ignite) placer.Forget(t.xid);
+      }
       if (t.state != wal::TxState::kCommitted) continue;
+      const wal::Pointer at = ignite ? placer.Place(t.xid, r->ptr) : r->ptr;
       auto it = pending.find(t.xid);
       if (decided.insert(t.xid).second) {
-        const cut::Side sa = SideIn(a, t.xid, r->ptr), sb = SideIn(b, t.xid, r->ptr);
+        const cut::Side sa = SideIn(a, t.xid, at), sb = SideIn(b, t.xid, at);
         if (sa != sb) {
           Changed& c = (*out)[t.xid];
           c.a = sa;
