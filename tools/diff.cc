@@ -77,11 +77,13 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
   std::unordered_map<wal::TxId, std::vector<Key>, wal::TxIdHash> pending;  // writes of open transactions
   std::unordered_set<wal::TxId, wal::TxIdHash> decided;                    // committed here already
   cut::CommitPlacer placer;  // Apache Ignite's WALs only
+  bool ignite_wal = false;
   const wal::Record* r = nullptr;
   while (reader->Next(&r)) {
     if (to < r->ptr) break;
     const auto& d = r->decoded;
     const bool ignite = wal::IsIgnite(r->format);
+    ignite_wal |= ignite;
     if (r->type == static_cast<uint8_t>(wal::RecordType::kData) && (!ignite || wal::IsDecodedIgniteType(r->type))) {
       for (const auto& e : d.data.entries) {
         if (e.xid.IsNull()) continue;
@@ -115,6 +117,22 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
     }
   }
   if (!damage.empty()) return wal::Status::Corruption(fmt::format("{}: {}", n.node, damage));
+  // Apache Ignite's: a transaction whose entries precede the later Finish record and whose
+  // COMMITTED record follows it is placed by its last entry, as restore places it.
+  if (ignite_wal) {
+    placer.OnCutRecord(to);
+    for (const auto& [x, keys] : pending) {
+      if (!decided.insert(x).second) continue;
+      const wal::Pointer at = placer.Place(x, to);
+      const cut::Side sa = SideIn(a, x, at), sb = SideIn(b, x, at);
+      if (sa == sb) continue;
+      Changed& c = (*out)[x];
+      c.a = sa;
+      c.b = sb;
+      c.nodes.insert(n.node);
+      c.keys.insert(keys.begin(), keys.end());
+    }
+  }
   return wal::Status::Ok();
 }
 
