@@ -6,9 +6,10 @@
 // COMMITTED record when the transaction's state changes, which may be later, after a
 // cut's Start and Finish records and a segment switch. Ignite's cut does not wait for
 // such a transaction (it has left the active set: it lists it in neither set), and
-// Ignite's restore replays data entries by their place: those before the Start record
-// unless the Finish record lists the transaction After, those between the records only
-// when it lists it Before. So when a cut record (Start or Finish, of any cut) lies
+// Ignite's restore replays data entries by their place: of the last increment restored,
+// those before its Start record unless its Finish record lists the transaction After,
+// those between the records only when it lists it Before (everything up to the previous
+// increment's Finish record). So when a cut record (Start or Finish, of any cut) lies
 // between a transaction's last data entry on the node and its COMMITTED record, the
 // commit is placed at that last data entry. Otherwise the two places are on the same
 // side of every cut, and the commit stays at its record.

@@ -54,12 +54,34 @@ void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
     last_writes_.clear();
   }
   c.writes_count = static_cast<uint32_t>(writes_base_ + writes_.size() - c.writes_begin);
-  commits_.push_back(c);
-  // A commit placed before its record (Apache Ignite's, commit_place.h) goes back to its
-  // place among the commits: the window stays in order of place.
-  for (size_t i = commits_.size() - 1; i > 0 && c.ptr < commits_[i - 1].ptr; --i) {
-    std::swap(commits_[i], commits_[i - 1]);
+  // A commit placed before its record (Apache Ignite's, commit_place.h), behind commits
+  // already in, waits aside until Settle puts it in its place.
+  if (!commits_.empty() && c.ptr < commits_[commits_.size() - 1].ptr) {
+    placed_.push_back(c);
+  } else {
+    commits_.push_back(c);
   }
+}
+
+void CommitWindow::Settle() {
+  if (placed_.empty()) return;
+  std::stable_sort(placed_.begin(), placed_.end(), [](const Commit& a, const Commit& b) { return a.ptr < b.ptr; });
+  // The commits from the first one placed aside onwards, merged with them once.
+  const size_t from = LowerBound(0, placed_.front().ptr);
+  std::vector<Commit> tail;
+  tail.reserve(commits_.size() - from);
+  for (size_t i = from; i < commits_.size(); ++i) tail.push_back(commits_[i]);
+  commits_.truncate(from);
+  size_t a = 0, b = 0;
+  while (a < tail.size() || b < placed_.size()) {
+    // At an equal place the commit read first (its record earlier) goes first.
+    if (b == placed_.size() || (a < tail.size() && !(placed_[b].ptr < tail[a].ptr))) {
+      commits_.push_back(tail[a++]);
+    } else {
+      commits_.push_back(placed_[b++]);
+    }
+  }
+  placed_.clear();
 }
 
 void CommitWindow::OnRollback(const wal::TxId& xid) {
@@ -88,6 +110,7 @@ std::vector<uint16_t> CommitWindow::Participants(const Commit& k) const {
 }
 
 void CommitWindow::DropBefore(const wal::Pointer& keep) {
+  Settle();
   size_t drop = 0;
   while (drop < commits_.size() && commits_[drop].ptr < keep) ++drop;
   commits_.pop_front(drop);
@@ -95,6 +118,7 @@ void CommitWindow::DropBefore(const wal::Pointer& keep) {
   // a commit moved back to its place has its writes later than those after it).
   uint64_t writes_keep = writes_base_ + writes_.size();
   for (size_t i = 0; i < commits_.size(); ++i) writes_keep = std::min(writes_keep, commits_[i].writes_begin);
+  for (const Commit& c : placed_) writes_keep = std::min(writes_keep, c.writes_begin);
   writes_.pop_front(static_cast<size_t>(writes_keep - writes_base_));
   writes_base_ = writes_keep;
 }

@@ -66,6 +66,8 @@ class Fifo {
   void append(It b, It e) {
     for (; b != e; ++b) push_back(*b);
   }
+  // Keeps the first n.
+  void truncate(size_t n) { tail_ = head_ + n; }
   void pop_front(size_t n = 1) {
     head_ += n;
     while (head_ - base_ >= kBlock) {
@@ -106,6 +108,9 @@ class CommitWindow {
   // A ROLLED_BACK TX_RECORD: its held writes are dropped.
   void OnRollback(const wal::TxId& xid);
 
+  // Puts the commits placed before commits already in (Apache Ignite's) in their place;
+  // the window is read (size, [], LowerBound, ForEachWrite of a commit) only settled.
+  void Settle();
   size_t size() const { return commits_.size(); }
   const Commit& operator[](size_t i) const { return commits_[i]; }
   // The first commit at index `from` or later whose pointer is not below `p`.
@@ -139,7 +144,8 @@ class CommitWindow {
   std::vector<Write> last_writes_;
   Fifo<Write> writes_;        // the writes of the commits, in order
   uint64_t writes_base_ = 0;  // the position of writes_.front()
-  Fifo<Commit> commits_;
+  Fifo<Commit> commits_;     // in order of place
+  std::vector<Commit> placed_;  // placed behind commits_.back(), until Settle
   std::unordered_map<std::vector<uint16_t>, uint32_t, OrdersHash> participant_ids_;
   std::vector<std::vector<uint16_t>> participant_sets_;
   std::vector<uint16_t> scratch_;

@@ -86,6 +86,7 @@ void IndexBuilder::OnIssue(const wal::Issue& issue) {
 
 void IndexBuilder::Finish(wal::Pointer end) {
   index_->end = end;
+  window_.Settle();
   for (auto& s : states_) {
     if (!s.finalized) Finalize(s);
   }
@@ -144,6 +145,7 @@ void IndexBuilder::OnStart(const wal::Record& r) {
     CutState& prev = states_.back();
     prev.has_next_start = true;
     prev.next_start = r.ptr;
+    window_.Settle();
     if (!prev.finalized) Finalize(prev);
   }
   if (s == nullptr) s = Open(st.cut_id);

@@ -110,16 +110,18 @@ void CommitWindow::Save(VarintWriter& o) const {
   o.U(writes_base_);
   o.U(writes_.size());
   for (size_t i = 0; i < writes_.size(); ++i) PutWrite(o, writes_[i]);
-  o.U(commits_.size());
-  for (size_t i = 0; i < commits_.size(); ++i) {
-    const Commit& c = commits_[i];
+  auto put = [&](const Commit& c) {
     o.Tx(c.xid);
     o.Ptr(c.ptr);
     o.U(c.participant_mask);
     o.U(c.participant_set == UINT32_MAX ? 0 : uint64_t{c.participant_set} + 1);
     o.U(c.writes_count);
     o.U(c.writes_begin);
-  }
+  };
+  o.U(commits_.size());
+  for (size_t i = 0; i < commits_.size(); ++i) put(commits_[i]);
+  o.U(placed_.size());
+  for (const Commit& c : placed_) put(c);
 }
 
 void CommitWindow::Load(VarintReader& in) {
@@ -140,8 +142,7 @@ void CommitWindow::Load(VarintReader& in) {
   writes_base_ = in.U();
   const size_t writes = in.Count("window writes", 11);
   for (size_t i = 0; i < writes; ++i) writes_.push_back(GetWrite(in));
-  const size_t commits = in.Count("window commits", 8);
-  for (size_t i = 0; i < commits; ++i) {
+  auto get = [&] {
     Commit c;
     c.xid = in.Tx();
     c.ptr = in.Ptr();
@@ -154,8 +155,19 @@ void CommitWindow::Load(VarintReader& in) {
         c.writes_count > writes_.size() - (c.writes_begin - writes_base_)) {
       throw CodecError("a commit's writes lie outside the window");
     }
+    return c;
+  };
+  const size_t commits = in.Count("window commits", 8);
+  for (size_t i = 0; i < commits; ++i) {
+    const Commit c = get();
+    // LowerBound and DropBefore rely on the order of place.
+    if (!commits_.empty() && c.ptr < commits_[commits_.size() - 1].ptr) {
+      throw CodecError("the window's commits are not in order of place");
+    }
     commits_.push_back(c);
   }
+  const size_t placed = in.Count("commits placed aside", 8);
+  for (size_t i = 0; i < placed; ++i) placed_.push_back(get());
 }
 
 void IndexBuilder::Save(VarintWriter& o) const {
@@ -237,9 +249,7 @@ void IndexBuilder::Load(VarintReader& in) {
     s.window_begin = in.Ptr();
     states_.push_back(std::move(s));
   }
-  // A state saved before commits were placed (commit_place.h) ends here: nothing held.
-  placer_ = CommitPlacer();
-  if (in.left() != 0) placer_.Load(in);
+  placer_.Load(in);
 }
 
 }  // namespace cut

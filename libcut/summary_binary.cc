@@ -374,7 +374,7 @@ class BinaryStream : public SummaryStream {
     if (auto s = source_->Read(0, kFileHeader, &h); !s.ok()) return Stop(s);
     if (std::memcmp(h.data(), kStateMagic, sizeof kStateMagic) != 0 || wal::DecodeFixed32(h.data() + 8) != kStateSchema ||
         wal::DecodeFixed32(h.data() + 12) != 0) {
-      return Stop(Damage(0, "not a walcut resume state of schema 1", false));
+      return Stop(Damage(0, fmt::format("not a walcut resume state of schema {}", kStateSchema), false));
     }
     offset_ = kFileHeader;
     if (!ReadFrame(kStateFrame, "the state")) return status_;

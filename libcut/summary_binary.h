@@ -14,7 +14,9 @@ namespace cut::binary_summary {
 inline constexpr char kMagic[8] = {'W', 'C', 'S', 'U', 'M', 'M', 'R', 'Y'};
 inline constexpr uint32_t kSchema = 2;
 inline constexpr char kStateMagic[8] = {'W', 'C', 'R', 'E', 'S', 'U', 'M', 'E'};
-inline constexpr uint32_t kStateSchema = 1;
+// 2: the reading's state holds Apache Ignite's commit places (commit_place.h); a state of
+// schema 1 is not resumed (the summary is written whole).
+inline constexpr uint32_t kStateSchema = 2;
 
 bool LooksBinary(std::string_view bytes);
 std::string Encode(const NodeIndex& index);

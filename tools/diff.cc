@@ -100,6 +100,7 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
         pending.erase(t.xid);
         if (ignite) placer.Forget(t.xid);
       }
+      if (ignite && t.state == wal::TxState::kUnknown) placer.Forget(t.xid);
       if (t.state != wal::TxState::kCommitted) continue;
       const wal::Pointer at = ignite ? placer.Place(t.xid, r->ptr) : r->ptr;
       auto it = pending.find(t.xid);

@@ -32,8 +32,8 @@ TEST(CommitPlacer, CommitWithNoCutRecordAfterItsEntriesStaysAtItsRecord) {
   p.OnWrite(kA, At(100));
   EXPECT_EQ(p.Place(kA, At(150)), At(150));
   // Entries after the cut record, the commit after them: the same.
-  p.OnWrite(kB, At(300));
   p.OnCutRecord(At(250));
+  p.OnWrite(kB, At(300));
   EXPECT_EQ(p.Place(kB, At(400)), At(400));
 }
 
@@ -100,6 +100,7 @@ TEST(CommitWindow, APlacedCommitGoesBackToItsPlaceWithItsWrites) {
   write(kB, 2);
   commit(kB, 300);
   commit(kA, 120);
+  w.Settle();
   ASSERT_EQ(w.size(), 2u);
   EXPECT_EQ(w[0].xid, kA);
   EXPECT_EQ(w[1].xid, kB);
@@ -123,6 +124,40 @@ TEST(CommitWindow, APlacedCommitGoesBackToItsPlaceWithItsWrites) {
   w.DropBefore(At(200));
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(counters(0), std::vector<uint64_t>{2});
+}
+
+// Many commits placed behind others, in any order: settled once, the window is in order
+// of place, each commit with its own write, the commits at one place in the order read.
+TEST(CommitWindow, ManyPlacedCommitsSettleInOrderWithTheirWrites) {
+  cut::CommitWindow w;
+  uint32_t seed = 7;
+  auto next = [&] { return seed = seed * 1103515245u + 12345u; };
+  constexpr uint32_t kCommits = 3000;
+  for (uint32_t k = 0; k < kCommits; ++k) {
+    const TxId x{1, 1, k};
+    wal::DataEntry e;
+    e.xid = x;
+    e.counter = k;
+    e.key = "k";
+    w.OnWrite(e);
+    wal::TxView t;
+    t.state = wal::TxState::kCommitted;
+    t.xid = x;
+    // One in three placed back among the earlier ones; the others at their record.
+    const uint32_t at = k % 3 == 0 ? (next() >> 8) % (10 * k + 1) : 10 * k + 5;
+    w.OnCommit(t, At(at));
+    if (k % 500 == 499) w.Settle();
+  }
+  w.Settle();
+  ASSERT_EQ(w.size(), kCommits);
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (i > 0) {
+      EXPECT_FALSE(w[i].ptr < w[i - 1].ptr) << i;
+    }
+    std::vector<uint64_t> counters;
+    w.ForEachWrite(w[i], [&](const cut::Write& x) { counters.push_back(x.counter); });
+    EXPECT_EQ(counters, std::vector<uint64_t>{w[i].xid.order}) << i;
+  }
 }
 
 }  // namespace
