@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 
+#include "libcut/commit_place.h"
 #include "libcut/cut_index.h"
 #include "libwal/wal_reader.h"
 #include "tools/escape.h"
@@ -46,7 +47,9 @@ std::string Esc(std::string_view s) {
 }
 
 // The lanes' commits read from each node's WAL: a transaction's first commit there
-// places it (side.h).
+// places it (side.h; on Apache Ignite's WAL, as commit_place.h says). Ignite's cut
+// records carry no time: a lane's Start and Finish records take the time of the last
+// record before them that has one.
 wal::Result<std::vector<Lane>> ReadLanes(const std::vector<cut::NodeIndex>& indexes,
                                          const std::vector<wal::WalLocation>& wal_dirs, const cut::CutReport& chosen) {
   std::vector<Lane> lanes(indexes.size());
@@ -59,11 +62,33 @@ wal::Result<std::vector<Lane>> ReadLanes(const std::vector<cut::NodeIndex>& inde
     if (!reader.ok()) return reader.status();
     const wal::Record* r = nullptr;
     std::map<wal::TxId, wal::Pointer> first;
+    cut::CommitPlacer placer;  // Apache Ignite's WAL only
+    uint64_t last_ts = 0;
     while ((*reader)->Next(&r)) {
-      if (r->type != static_cast<uint8_t>(wal::RecordType::kTx) || r->decoded.tx.state != wal::TxState::kCommitted) continue;
-      const wal::TxId& x = r->decoded.tx.xid;
-      const wal::Pointer at = first.emplace(x, r->ptr).first->second;
-      lanes[i].commits.push_back({x, r->ptr, r->decoded.tx.timestamp, at});
+      const bool ignite = wal::IsIgnite(r->format);
+      const auto type = static_cast<wal::RecordType>(r->type);
+      if (type == wal::RecordType::kData) {
+        last_ts = std::max(last_ts, r->decoded.data.timestamp);
+        if (!ignite) continue;
+        for (const auto& e : r->decoded.data.entries) {
+          if (!e.xid.IsNull()) placer.OnWrite(e.xid, r->ptr);
+        }
+      } else if (type == wal::RecordType::kCutStart || type == wal::RecordType::kCutFinish) {
+        if (ignite) placer.OnCutRecord(r->ptr);
+        auto& k = lanes[i].cut;
+        if (k && k->start == r->ptr && k->start_ts == 0) k->start_ts = last_ts;
+        if (k && k->finish == r->ptr && k->finish_ts == 0) k->finish_ts = last_ts;
+      } else if (type == wal::RecordType::kTx) {
+        const auto& t = r->decoded.tx;
+        last_ts = std::max(last_ts, t.timestamp);
+        if (t.state == wal::TxState::kRolledBack || t.state == wal::TxState::kUnknown) {
+          if (ignite) placer.Forget(t.xid);
+        }
+        if (t.state != wal::TxState::kCommitted) continue;
+        const wal::Pointer place = ignite ? placer.Place(t.xid, r->ptr) : r->ptr;
+        const wal::Pointer at = first.emplace(t.xid, place).first->second;
+        lanes[i].commits.push_back({t.xid, r->ptr, t.timestamp, at});
+      }
     }
   }
   return lanes;
@@ -105,10 +130,21 @@ class Timeline {
 // 20 ms, so the transactions around it are in sight.
 Timeline::Timeline(std::vector<Lane> lanes, const cut::CutReport& chosen, const TimelineOptions& o)
     : lanes_(std::move(lanes)), chosen_(chosen), o_(o), rank_x_(lanes_.size()) {
-  const double span = std::max<double>(20e6, static_cast<double>(chosen.finish_ts - chosen.start_ts) * 3);
-  lo_ = o.from ? static_cast<uint64_t>(*o.from * 1e9)
-               : static_cast<uint64_t>(std::max(0.0, static_cast<double>(chosen.start_ts) - span));
-  hi_ = o.to ? static_cast<uint64_t>(*o.to * 1e9) : static_cast<uint64_t>(static_cast<double>(chosen.finish_ts) + span);
+  // The cut's times: its own, or (Apache Ignite's, whose cut records have none) the
+  // times its lanes' records took (ReadLanes).
+  uint64_t start_ts = chosen.start_ts, finish_ts = chosen.finish_ts;
+  if (start_ts == 0) {
+    for (const auto& lane : lanes_) {
+      if (!lane.cut || lane.cut->start_ts == 0) continue;
+      start_ts = start_ts == 0 ? lane.cut->start_ts : std::min(start_ts, lane.cut->start_ts);
+      finish_ts = std::max(finish_ts, lane.cut->finish_ts);
+    }
+  }
+  finish_ts = std::max(finish_ts, start_ts);
+  // In integers: times since the epoch (Ignite's) have more digits than a double keeps.
+  const uint64_t span = std::max<uint64_t>(20'000'000, (finish_ts - start_ts) * 3);
+  lo_ = o.from ? static_cast<uint64_t>(*o.from * 1e9) : start_ts > span ? start_ts - span : 0;
+  hi_ = o.to ? static_cast<uint64_t>(*o.to * 1e9) : finish_ts + span;
   if (hi_ <= lo_) hi_ = lo_ + 1;
   if (!o.axis_offset) return;
   for (size_t i = 0; i < lanes_.size(); ++i) {

@@ -80,4 +80,23 @@ TEST(IgniteLateCommit, RestoreOfTheIncrementAppliesItOnEveryCopy) {
   }
 }
 
+// cuts --svg on Ignite's WAL, whose cut records carry no time: each lane's Start and
+// Finish take the time of the record before them, so the picture holds the commits around
+// the cut (it held none), and the late commit is drawn Before, as check places it.
+TEST(IgniteLateCommit, TimelineDrawsTheCommitsAroundTheCutWithTheirSides) {
+  TempDir dir;
+  const std::string svg = dir.path() + "/cut.svg";
+  const auto r = RunCli({"cuts", "--svg", svg, "--cut", kIncrement3, kNodes});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::string text = testing_support::ReadFile(svg);
+  size_t markers = 0;
+  for (size_t at = text.find("class=\"marker\""); at != std::string::npos; at = text.find("class=\"marker\"", at + 1)) {
+    ++markers;
+  }
+  EXPECT_EQ(markers, 6u) << "a Start and a Finish marker on each of the three lanes";
+  EXPECT_EQ(text.find("<!-- marks: 0 commits"), std::string::npos) << "no commit in view";
+  EXPECT_NE(text.find("tx " + kLate + " at 3:29 (Before)"), std::string::npos);
+  EXPECT_EQ(text.find("tx " + kLate + " at 3:29 (After)"), std::string::npos);
+}
+
 }  // namespace
