@@ -626,12 +626,32 @@ public final class Harness {
 
         snapshot.put("restored", restore(0));
         for (Map<String, Object> inc : increments) {
-            if (!Boolean.TRUE.equals(inc.get("ok")) || inc.get("index") == null)
+            if (inc.get("index") == null)
+                continue;
+            // A failed attempt whose increment every node kept all the same (its metadata there,
+            // written by its request: the failure came after the nodes' part) is restored too, to
+            // learn whether Ignite takes it.
+            if (!Boolean.TRUE.equals(inc.get("ok")) && !keptOnEveryNode(inc))
                 continue;
             inc.put("restored", restore((Integer)inc.get("index")));
         }
         for (int i = sc.servers - 1; i >= 0; i--)
             stopNode(Scenario.serverId(i), false);
+    }
+
+    /** Whether every server holds the attempt's increment metadata, made by its request. */
+    @SuppressWarnings("unchecked")
+    private boolean keptOnEveryNode(Map<String, Object> inc) {
+        Object nodesObj = inc.get("nodes");
+        if (!(nodesObj instanceof Map))
+            return false;
+        Map<String, Object> perNode = (Map<String, Object>)nodesObj;
+        for (int i = 0; i < sc.servers; i++) {
+            Object m = perNode.get(Scenario.serverId(i));
+            if (!(m instanceof Map) || !String.valueOf(inc.get("request_id")).equals(((Map<String, Object>)m).get("request_id")))
+                return false;
+        }
+        return true;
     }
 
     private Map<String, Object> restore(int idx) {
