@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "libwal/ids.h"
+#include "libwal/record.h"
 
 namespace cut {
 
@@ -32,6 +33,11 @@ class CommitPlacer {
     has_last_ = true;
     last_xid_ = x;
     last_at_ = at;
+  }
+  // Whether a record of `type` is a cut's Start or Finish record (OnCutRecord's).
+  static bool IsCutRecord(uint8_t type) {
+    return type == static_cast<uint8_t>(wal::RecordType::kCutStart) ||
+           type == static_cast<uint8_t>(wal::RecordType::kCutFinish);
   }
   // A Start or Finish record at `at`.
   void OnCutRecord(const wal::Pointer& at) { last_cut_record_ = at; }

@@ -36,8 +36,7 @@ class TxCensus::Impl {
         writes_.push_back({Slot(e.xid), e.partition, e.counter});
         if (ignite) placer_.OnWrite(e.xid, r.ptr);
       }
-    } else if (wal::IsIgnite(r.format) && (r.type == static_cast<uint8_t>(wal::RecordType::kCutStart) ||
-                                           r.type == static_cast<uint8_t>(wal::RecordType::kCutFinish))) {
+    } else if (wal::IsIgnite(r.format) && CommitPlacer::IsCutRecord(r.type)) {
       placer_.OnCutRecord(r.ptr);
     }
   }

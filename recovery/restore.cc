@@ -424,8 +424,7 @@ wal::Status NodeReplay::Replay() {
       s = OnTx(*r);
     } else if (r->type == static_cast<uint8_t>(wal::RecordType::kRollback)) {
       rollbacks_.push_back(r->decoded.rollback);
-    } else if (plan_.ignite && (r->type == static_cast<uint8_t>(wal::RecordType::kCutStart) ||
-                                r->type == static_cast<uint8_t>(wal::RecordType::kCutFinish))) {
+    } else if (plan_.ignite && cut::CommitPlacer::IsCutRecord(r->type)) {
       placer_.OnCutRecord(r->ptr);
     } else if (plan_.ignite && IsIgniteDataBearing(r->type)) {
       return wal::Status::NotSupported(fmt::format(
@@ -450,14 +449,12 @@ wal::Status NodeReplay::Replay() {
 // as Ignite's restore replays it.
 void NodeReplay::AtFinish() {
   placer_.OnCutRecord(plan_.finish);
-  std::vector<std::pair<wal::TxId, uint32_t>> open;
-  pending_.ForEach([&](const Pending& p) { open.emplace_back(p.xid, p.list); });
-  for (const auto& [x, list] : open) {
-    if (SideOf(x, placer_.Place(x, plan_.finish)) != cut::Side::kBefore) continue;
+  pending_.ForEach([&](const Pending& p) {
+    if (SideOf(p.xid, placer_.Place(p.xid, plan_.finish)) != cut::Side::kBefore) return;
     ++out_.txs_applied;
-    for (auto& e : lists_[list]) Apply(e, copies_, plan_.ignite, &out_);
-    lists_[list].clear();
-  }
+    for (auto& e : lists_[p.list]) Apply(e, copies_, plan_.ignite, &out_);
+    lists_[p.list].clear();
+  });
 }
 
 void NodeReplay::Progress(uint32_t size) {

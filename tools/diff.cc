@@ -91,8 +91,7 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
         pending[e.xid].push_back(std::move(k));
         if (ignite) placer.OnWrite(e.xid, r->ptr);
       }
-    } else if (ignite && (r->type == static_cast<uint8_t>(wal::RecordType::kCutStart) ||
-                          r->type == static_cast<uint8_t>(wal::RecordType::kCutFinish))) {
+    } else if (ignite && cut::CommitPlacer::IsCutRecord(r->type)) {
       placer.OnCutRecord(r->ptr);
     } else if (r->type == static_cast<uint8_t>(wal::RecordType::kTx)) {
       const auto& t = d.tx;

@@ -73,7 +73,7 @@ wal::Result<std::vector<Lane>> ReadLanes(const std::vector<cut::NodeIndex>& inde
         for (const auto& e : r->decoded.data.entries) {
           if (!e.xid.IsNull()) placer.OnWrite(e.xid, r->ptr);
         }
-      } else if (type == wal::RecordType::kCutStart || type == wal::RecordType::kCutFinish) {
+      } else if (cut::CommitPlacer::IsCutRecord(r->type)) {
         if (ignite) placer.OnCutRecord(r->ptr);
         auto& k = lanes[i].cut;
         if (k && k->start == r->ptr && k->start_ts == 0) k->start_ts = last_ts;
