@@ -4,6 +4,7 @@
 #include <iterator>
 #include <numeric>
 
+#include "libcut/chunked.h"
 #include "libcut/commit_place.h"
 
 namespace cut {
@@ -122,16 +123,49 @@ class TxCensus::Impl {
   bool has_last_ = false;
   wal::TxId last_;
   uint32_t last_at_ = 0;
-  std::vector<Entry> txs_;
-  std::vector<std::pair<uint32_t, wal::Pointer>> commits_;
+  // Chunked: millions of entries on a long WAL, grown without copies (chunked.h).
+  Chunked<Entry> txs_;
+  struct HeldCommit {  // a commit, by its entry in txs_
+    uint32_t at;
+    wal::Pointer ptr;
+  };
+  Chunked<HeldCommit> commits_;
   struct HeldWrite {  // a write, by its entry in txs_ (16 bytes, not a pair's 24)
     uint32_t at;
     uint32_t partition;
     uint64_t counter;
   };
-  std::vector<HeldWrite> writes_;
+  Chunked<HeldWrite> writes_;
   std::vector<uint16_t> participants_;
 };
+
+namespace {
+
+// Sorts [first, last) by insertion when it is nearly sorted already (each element a few
+// places from its own): true when done, false once that would move too much (the range
+// then left in some order, to be sorted otherwise).
+template <typename It>
+bool NearlySort(It first, It last) {
+  const size_t n = static_cast<size_t>(last - first);
+  size_t budget = 16 * n + 64;  // moves allowed
+  for (It i = first + (n != 0); i < last; ++i) {
+    if (!(*i < *(i - 1))) continue;
+    auto v = std::move(*i);
+    It j = i;
+    do {
+      *j = std::move(*(j - 1));
+      --j;
+      if (--budget == 0) {
+        *j = std::move(v);
+        return false;
+      }
+    } while (j != first && v < *(j - 1));
+    *j = std::move(v);
+  }
+  return true;
+}
+
+}  // namespace
 
 uint32_t TxCensus::Impl::RankById(std::vector<uint32_t>* rank) const {
   const size_t n = txs_.size();
@@ -140,7 +174,8 @@ uint32_t TxCensus::Impl::RankById(std::vector<uint32_t>* rank) const {
   // 64-bit key that sorts as the ids do, when they fit.
   std::vector<std::pair<uint32_t, uint32_t>> groups;
   bool fits = true;
-  for (const Entry& t : txs_) {
+  for (size_t k = 0; k < n; ++k) {
+    const Entry& t = txs_[k];
     const std::pair<uint32_t, uint32_t> g{t.xid.topology_version, t.xid.node_order};
     if ((groups.empty() || groups.back() != g) && std::find(groups.begin(), groups.end(), g) == groups.end()) {
       groups.push_back(g);
@@ -173,7 +208,7 @@ uint32_t TxCensus::Impl::RankById(std::vector<uint32_t>* rank) const {
     }
     for (size_t g = 0; g < groups.size(); ++g) {
       const auto first = keys.begin() + group_at[g], last = keys.begin() + group_at[g + 1];
-      if (!std::is_sorted(first, last)) std::sort(first, last);
+      if (!NearlySort(first, last)) std::sort(first, last);
     }
     for (size_t k = 0; k < n; ++k) {
       if (k > 0 && keys[k].first != keys[k - 1].first) ++ranks;
@@ -200,22 +235,22 @@ void TxCensus::Impl::Finish(NodeTxs* out) {
   const uint32_t ranks = RankById(&rank);
   // Per rank: where its commits and writes begin.
   std::vector<uint32_t> commit_at(ranks + 1, 0), write_at(ranks + 1, 0);
-  for (const auto& c : commits_) ++commit_at[rank[c.first] + 1];
-  for (const auto& w : writes_) ++write_at[rank[w.at] + 1];
+  commits_.ForEach([&](const HeldCommit& c) { ++commit_at[rank[c.at] + 1]; });
+  writes_.ForEach([&](const HeldWrite& w) { ++write_at[rank[w.at] + 1]; });
   std::partial_sum(commit_at.begin(), commit_at.end(), commit_at.begin());
   std::partial_sum(write_at.begin(), write_at.end(), write_at.begin());
   out->commits.resize(commits_.size());
   {
     std::vector<uint32_t> next(commit_at.begin(), commit_at.end() - 1);
-    for (const auto& c : commits_) out->commits[next[rank[c.first]]++] = c.second;
+    commits_.ForEach([&](const HeldCommit& c) { out->commits[next[rank[c.at]]++] = c.ptr; });
   }
-  commits_ = {};
+  commits_.clear();
   std::vector<PartitionCounter> writes(writes_.size());
   {
     std::vector<uint32_t> next(write_at.begin(), write_at.end() - 1);
-    for (const auto& w : writes_) writes[next[rank[w.at]]++] = PartitionCounter{w.partition, w.counter};
+    writes_.ForEach([&](const HeldWrite& w) { writes[next[rank[w.at]]++] = PartitionCounter{w.partition, w.counter}; });
   }
-  writes_ = {};
+  writes_.clear();
   // The entries merged into their transaction's place, read in the order they were
   // opened (the first with participants gives them).
   out->txs.assign(ranks, TxOnNode{});
@@ -241,18 +276,24 @@ void TxCensus::Impl::Finish(NodeTxs* out) {
       tx.participants_count = e.participants_count;
     }
   }
-  txs_ = {};
-  out->writes.reserve(writes.size());
+  txs_.clear();
+  // Each transaction's writes sorted and made unique where they are, moved down over
+  // the duplicates removed before them.
+  uint32_t kept = 0;
   for (uint32_t g = 0; g < ranks; ++g) {
     TxOnNode& tx = out->txs[g];
     tx.commits_begin = commit_at[g];
     tx.commits_count = commit_at[g + 1] - commit_at[g];
-    auto first = writes.begin() + write_at[g], last = writes.begin() + write_at[g + 1];
+    const auto first = writes.begin() + write_at[g], last = writes.begin() + write_at[g + 1];
     std::sort(first, last);
-    tx.writes_begin = static_cast<uint32_t>(out->writes.size());
-    std::unique_copy(first, last, std::back_inserter(out->writes));
-    tx.writes_count = static_cast<uint32_t>(out->writes.size()) - tx.writes_begin;
+    tx.writes_begin = kept;
+    for (auto w = first; w != last; ++w) {
+      if (kept == tx.writes_begin || writes[kept - 1] != *w) writes[kept++] = *w;
+    }
+    tx.writes_count = kept - tx.writes_begin;
   }
+  writes.resize(kept);
+  out->writes = std::move(writes);
   out->participants = std::move(participants_);
 }
 

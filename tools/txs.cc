@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "libcut/cluster_check.h"
@@ -75,12 +76,19 @@ void ForEachRow(const std::vector<cut::NodeTxs>& nodes, std::vector<size_t> at, 
   }
 }
 
-// The place in n.txs of the first transaction whose id is not below x.
-size_t FirstAtOrAfter(const cut::NodeTxs& n, const wal::TxId& x) {
-  return static_cast<size_t>(
-      std::lower_bound(n.txs.begin(), n.txs.end(), x, [](const cut::TxOnNode& t, const wal::TxId& y) {
-        return t.xid < y;
-      }) - n.txs.begin());
+// The place in n.txs of the first transaction whose id is not below x, at or after
+// `from` (a place whose ids are all below x): galloping from there, as the ids asked for
+// come in order and near one another.
+size_t FirstAtOrAfter(const cut::NodeTxs& n, const wal::TxId& x, size_t from = 0) {
+  auto below = [](const cut::TxOnNode& t, const wal::TxId& y) { return t.xid < y; };
+  size_t lo = from, step = 1;
+  while (lo + step < n.txs.size() && n.txs[lo + step].xid < x) {
+    lo += step;
+    step *= 2;
+  }
+  const size_t hi = std::min(n.txs.size(), lo + step + 1);
+  const auto begin = n.txs.begin();
+  return static_cast<size_t>(std::lower_bound(begin + static_cast<ptrdiff_t>(lo), begin + static_cast<ptrdiff_t>(hi), x, below) - begin);
 }
 
 // Where the rows are split into ranges: every k-th id of each node is a candidate, and
@@ -95,12 +103,16 @@ std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes, size_
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   std::vector<wal::TxId> bounds;
   std::vector<size_t> last(nodes.size(), 0);  // each node's place at the last bound taken
+  std::vector<size_t> at(nodes.size(), 0);    // and at the last candidate
   for (const wal::TxId& x : candidates) {
     bool take = false;
-    for (size_t i = 0; i < nodes.size() && !take; ++i) take = FirstAtOrAfter(nodes[i], x) - last[i] >= k;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      at[i] = FirstAtOrAfter(nodes[i], x, at[i]);
+      take |= at[i] - last[i] >= k;
+    }
     if (!take) continue;
     bounds.push_back(x);
-    for (size_t i = 0; i < nodes.size(); ++i) last[i] = FirstAtOrAfter(nodes[i], x);
+    last = at;
   }
   return bounds;
 }
@@ -124,10 +136,26 @@ void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer
   };
   const size_t threads = std::max(1u, std::thread::hardware_concurrency());
   *rows = *shown = 0;
+  // A range's text is written out and its buffer made again for a later range: a new
+  // one would grow by copies and fault in its pages, range after range.
+  std::mutex spare_mu;
+  std::vector<std::unique_ptr<RowsText>> spare;
   MakeInOrder<std::unique_ptr<RowsText>>(
       ranges, threads, 4 * threads,
       [&](size_t r) {
-        auto text = std::make_unique<RowsText>();
+        std::unique_ptr<RowsText> text;
+        {
+          std::lock_guard lock(spare_mu);
+          if (!spare.empty()) {
+            text = std::move(spare.back());
+            spare.pop_back();
+          }
+        }
+        if (text != nullptr) {
+          text->Reset();
+        } else {
+          text = std::make_unique<RowsText>();
+        }
         if (json) text->j.BeginArray();  // its '[' is dropped below
         std::vector<size_t> at(nodes.size()), end(nodes.size());
         for (size_t i = 0; i < nodes.size(); ++i) {
@@ -149,6 +177,8 @@ void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer
         output.out->Write(bytes);
         *rows += text->rows;
         *shown += text->shown;
+        std::lock_guard lock(spare_mu);
+        spare.push_back(std::move(text));
         return true;
       });
 }

@@ -41,6 +41,12 @@ struct RowsText {
   fmt::memory_buffer b;
   JsonWriter j{&b};
   size_t rows = 0, shown = 0;
+  // Empty again, its buffer's room kept for the next range.
+  void Reset() {
+    b.clear();
+    j = JsonWriter(&b);
+    rows = shown = 0;
+  }
   void Append(std::string_view text) { b.append(text.data(), text.data() + text.size()); }
 };
 

@@ -1,5 +1,6 @@
 // TxCensus: a node's transactions come out sorted by id, one per id, whichever way the
-// ids are ranked (a 64-bit key when they fit one, the whole id when not).
+// ids are ranked (a 64-bit key when they fit one, the whole id when not) and whichever
+// order they come in (shuffled, nearly sorted, a group reversed).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,6 +84,16 @@ TEST(TxCensus, OriginatorsInterleavedEachInOrderSortById) {
   for (uint64_t o = 1; o <= 300; ++o) {
     for (uint32_t node = 1; node <= 4; ++node) ids.push_back({1, node, node == 3 ? 1000 - o : o});
   }
+  ExpectSortedOnce(ids, false);
+}
+
+TEST(TxCensus, NearlySortedIdsOverManyChunksSortById) {
+  // Each id a few places from its own (transactions begun in one order, logged in a
+  // near one), more of them than one chunk of the census's tables holds.
+  std::vector<wal::TxId> ids;
+  std::mt19937 random(11);
+  for (uint64_t o = 1; o <= 40000; ++o) ids.push_back({1, o % 50 == 0 ? 2u : 1u, o});
+  for (auto i = ids.begin(); ids.end() - i >= 12; i += 12) std::shuffle(i, i + 12, random);
   ExpectSortedOnce(ids, false);
 }
 
