@@ -48,6 +48,13 @@ class CommitPlacer {
     if (!Take(x, &last_write)) return at;
     return last_write < last_cut_record_ ? last_write : at;
   }
+  // f(x) for every transaction with entries here and no COMMITTED, UNKNOWN or
+  // ROLLED_BACK record since them.
+  template <typename F>
+  void ForEachHolding(F&& f) const {
+    for (const auto& [x, at] : held_) f(x);
+    if (has_last_) f(last_xid_);
+  }
   // A ROLLED_BACK record of `x`.
   void Forget(const wal::TxId& x) {
     wal::Pointer unused;

@@ -1,5 +1,7 @@
 #include "libcut/index_builder.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace cut {
@@ -68,10 +70,21 @@ void IndexBuilder::OnTx(const wal::Record& r) {
   if (!why.empty()) OutOfOrder(r, why);
   const bool ignite = wal::IsIgnite(r.format);
   if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
-    window_.OnCommit(t, ignite ? placer_.Place(t.xid, r.ptr) : r.ptr);
+    const wal::Pointer at = ignite ? placer_.Place(t.xid, r.ptr) : r.ptr;
+    if (ignite) OnIgniteCommit(t.xid, at);
+    window_.OnCommit(t, at);
   } else if (t.state == wal::TxState::kRolledBack) {
     window_.OnRollback(t.xid);
     if (ignite) placer_.Forget(t.xid);
+  }
+}
+
+// A commit at or after the Start record of a cut still open, of a transaction that had
+// entries before that record: a candidate for torn-transaction (CheckTorn).
+void IndexBuilder::OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at) {
+  for (auto& s : states_) {
+    if (s.finalized || !s.cut.has_start || s.holding.empty() || at < s.cut.start) continue;
+    if (std::binary_search(s.holding.begin(), s.holding.end(), x)) s.straddling.emplace_back(x, at);
   }
 }
 
@@ -151,6 +164,12 @@ void IndexBuilder::OnStart(const wal::Record& r) {
   if (s == nullptr) s = Open(st.cut_id);
   s->cut.has_start = true;
   s->cut.start = r.ptr;
+  if (wal::IsIgnite(r.format)) {
+    s->holding.clear();
+    placer_.ForEachHolding([&](const wal::TxId& x) { s->holding.push_back(x); });
+    std::sort(s->holding.begin(), s->holding.end());
+    s->holding.erase(std::unique(s->holding.begin(), s->holding.end()), s->holding.end());
+  }
   s->cut.topology_version = st.topology_version;
   s->cut.start_ts = st.timestamp;
   for (auto it = index_->snapshots.rbegin(); it != index_->snapshots.rend(); ++it) {
@@ -226,8 +245,40 @@ void IndexBuilder::Finalize(CutState& s) {
       break;
     }
   }
-  if (!c.has_start || !c.has_finish) return;
+  if (!c.has_start || !c.has_finish) {
+    s.holding = {};
+    s.straddling = {};
+    return;
+  }
   classifier_.Classify(c, window_, lo, hi);
+  CheckTorn(s);
+}
+
+// Apache Ignite's restore replays a transaction's entries by their place: those before
+// the Start record unless the Finish record lists it After, those after only when it
+// lists it Before (commit_place.h). A transaction with entries on both sides of the
+// Start record, committed after it and listed in neither set, would be restored in part.
+// Ignite lists every transaction it finds active at the Start, so this is damage.
+void IndexBuilder::CheckTorn(CutState& s) {
+  CutOnNode& c = s.cut;
+  if (!s.straddling.empty()) {
+    std::vector<wal::TxId> listed = c.before;
+    listed.insert(listed.end(), c.after.begin(), c.after.end());
+    std::sort(listed.begin(), listed.end());
+    std::vector<wal::TxId> reported;
+    for (const auto& [x, at] : s.straddling) {
+      if (std::binary_search(listed.begin(), listed.end(), x)) continue;
+      if (std::find(reported.begin(), reported.end(), x) != reported.end()) continue;  // a second role's commit
+      reported.push_back(x);
+      c.problems.push_back({Kind::kTornTransaction, x, at,
+                            fmt::format("entries before the Start record at {} and after it, listed in neither set "
+                                        "of the Finish record at {}: Ignite's restore would apply those before the "
+                                        "Start record alone",
+                                        c.start.ToString(), c.finish.ToString())});
+    }
+  }
+  s.holding = {};
+  s.straddling = {};
 }
 
 }  // namespace cut

@@ -48,6 +48,11 @@ class IndexBuilder {
     bool has_next_start = false;
     wal::Pointer next_start;
     wal::Pointer window_begin;  // the previous cut's Start, or the beginning
+    // Apache Ignite's WAL: the transactions with entries before the Start record and no
+    // final record yet there (sorted), and those of them committed at or after it, with
+    // the commit's place: torn unless the Finish record lists them (Finalize).
+    std::vector<wal::TxId> holding;
+    std::vector<std::pair<wal::TxId, wal::Pointer>> straddling;
   };
 
   void OnData(const wal::Record& r);
@@ -63,6 +68,8 @@ class IndexBuilder {
   void Emit();
   void Trim();
   void Finalize(CutState& s);
+  void OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at);
+  void CheckTorn(CutState& s);
 
   NodeIndex* index_;
   std::deque<CutOnNode>* ready_;

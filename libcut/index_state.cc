@@ -205,6 +205,13 @@ void IndexBuilder::Save(VarintWriter& o) const {
     o.U((s.finalized ? 1 : 0) | (s.has_next_start ? 2 : 0));
     o.Ptr(s.next_start);
     o.Ptr(s.window_begin);
+    o.U(s.holding.size());
+    for (const auto& x : s.holding) o.Tx(x);
+    o.U(s.straddling.size());
+    for (const auto& [x, at] : s.straddling) {
+      o.Tx(x);
+      o.Ptr(at);
+    }
   }
   placer_.Save(o);
 }
@@ -247,6 +254,14 @@ void IndexBuilder::Load(VarintReader& in) {
     s.has_next_start = (flags & 2) != 0;
     s.next_start = in.Ptr();
     s.window_begin = in.Ptr();
+    const size_t holding = in.Count("transactions holding entries at a Start", 3);
+    for (size_t k = 0; k < holding; ++k) s.holding.push_back(in.Tx());
+    if (!std::is_sorted(s.holding.begin(), s.holding.end())) throw CodecError("transactions at a Start out of order");
+    const size_t straddling = in.Count("transactions across a Start", 4);
+    for (size_t k = 0; k < straddling; ++k) {
+      const wal::TxId x = in.Tx();
+      s.straddling.emplace_back(x, in.Ptr());
+    }
     states_.push_back(std::move(s));
   }
   placer_.Load(in);

@@ -16,7 +16,7 @@ inline constexpr uint32_t kSchema = 2;
 inline constexpr char kStateMagic[8] = {'W', 'C', 'R', 'E', 'S', 'U', 'M', 'E'};
 // 2: the reading's state holds Apache Ignite's commit places (commit_place.h); a state of
 // schema 1 is not resumed (the summary is written whole).
-inline constexpr uint32_t kStateSchema = 2;
+inline constexpr uint32_t kStateSchema = 3;
 
 bool LooksBinary(std::string_view bytes);
 std::string Encode(const NodeIndex& index);

@@ -45,6 +45,8 @@ constexpr KindRow kKinds[] = {
      "the increments' metadata (Apache Ignite's .smf) of every node can be read"},
     {Kind::kReadErrors, "read-errors", "a node's WAL reads without damage"},
     {Kind::kNotGiven, "not-given", "every server of the cluster file is given"},
+    {Kind::kTornTransaction, "torn-transaction",
+     "a transaction with entries before a node's Start record and after it is listed in a set of the Finish record"},
 };
 static_assert(sizeof(kKinds) / sizeof(kKinds[0]) == kKindCount, "one row per kind");
 
@@ -68,6 +70,6 @@ std::optional<Kind> ParseKind(std::string_view name) {
   return std::nullopt;
 }
 
-bool IsLocalKind(Kind kind) { return kind <= Kind::kFinishAfterNextStart; }
+bool IsLocalKind(Kind kind) { return kind <= Kind::kFinishAfterNextStart || kind == Kind::kTornTransaction; }
 
 }  // namespace cut

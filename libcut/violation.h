@@ -41,8 +41,11 @@ enum class Kind : uint8_t {
   // A node's problems as a whole (ClusterReport::problems).
   kReadErrors,
   kNotGiven,
+  // Found on one node alone, added since: kinds are numbered in summary files, so a new
+  // one comes last.
+  kTornTransaction,
 };
-inline constexpr int kKindCount = static_cast<int>(Kind::kNotGiven) + 1;
+inline constexpr int kKindCount = static_cast<int>(Kind::kTornTransaction) + 1;
 
 // "side-mismatch".
 const char* KindName(Kind kind);

@@ -1,0 +1,134 @@
+// A transaction torn by a cut's Start record on Apache Ignite's WAL: the late-commit
+// fixture (testdata/ignite/late-commit) with server_0's segment 2 rewritten so that the
+// Start record of increment 3 falls between the transaction's two DATA_RECORD_V2 records.
+// Listed in neither set of the Finish record, its first entry is replayed by Ignite's
+// restore and its second is not; check names it torn-transaction on that node, and the
+// increment is not restored.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "libwal/ignite_frame.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::RunCli;
+using testing_support::TempDir;
+
+const std::string kFixture = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/late-commit/nodes";
+const std::string kLate = "407977220.2.1796497217614";
+const std::string kIncrement3 = "10357a8c";
+constexpr size_t kHeader = 29;
+// server_0's segment 2: the transaction's two DATA_RECORD_V2 records (a page record
+// between them), then increment 3's Start record.
+constexpr uint32_t kFirstEntry = 26518, kSecondEntry = 26730, kStart = 26854;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Frame {
+  uint32_t offset = 0;
+  uint8_t type = 0;
+  std::string raw, payload;
+};
+
+// The frames of an Ignite segment file after its header, up to the end of its data.
+std::vector<Frame> Frames(const std::string& bytes, uint64_t segment) {
+  std::vector<Frame> out;
+  for (size_t at = kHeader; at < bytes.size() && bytes[at] != 0;) {
+    wal::FrameView v;
+    const auto status = wal::ParseIgniteFrame(bytes.data() + at, bytes.size() - at,
+                                              wal::Pointer{segment, static_cast<uint32_t>(at)}, false, true, &v);
+    EXPECT_EQ(status, wal::FrameStatus::kOk) << "at " << at;
+    if (status != wal::FrameStatus::kOk || v.size == 0) break;
+    out.push_back({static_cast<uint32_t>(at), v.type, bytes.substr(at, v.size), std::string(v.payload)});
+    at += v.size;
+  }
+  return out;
+}
+
+// The segment with its frames in the order given, each framed again at its new offset
+// (a SWITCH byte as it was); the header and what follows the data are kept.
+std::string Reframed(const std::string& bytes, uint64_t segment, const std::vector<Frame>& frames) {
+  std::string out = bytes.substr(0, kHeader);
+  for (const Frame& f : frames) {
+    out += f.raw.size() == 1 ? f.raw
+                             : wal::IgniteFrame(f.type, wal::Pointer{segment, static_cast<uint32_t>(out.size())},
+                                                f.payload);
+  }
+  return out + bytes.substr(out.size());
+}
+
+// A copy of the fixture with increment 3's Start record on server_0 moved from after the
+// transaction's second entry to before it.
+std::string TornCopy(const std::string& dir) {
+  fs::copy(kFixture, dir, fs::copy_options::recursive);
+  const std::string archive = dir + "/server-0/work/db/wal/archive/server_0/";
+  const std::string bytes = Slurp(archive + "0000000000000002.wal");
+  std::vector<Frame> frames = Frames(bytes, 2);
+  EXPECT_EQ(Reframed(bytes, 2, frames), bytes) << "framed again in place, the segment is unchanged";
+  auto at = [&](uint32_t offset) {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (frames[i].offset == offset) return i;
+    }
+    ADD_FAILURE() << "no frame at " << offset;
+    return size_t{0};
+  };
+  const size_t first = at(kFirstEntry), second = at(kSecondEntry), start = at(kStart);
+  EXPECT_LT(first, second);  // a page record between them
+  EXPECT_EQ(start, second + 1);
+  std::swap(frames[second], frames[start]);
+  std::ofstream(archive + "0000000000000002.wal", std::ios::binary | std::ios::trunc) << Reframed(bytes, 2, frames);
+  fs::remove(archive + "0000000000000002.wal.zip");  // the archive's other copy of segment 2
+  return dir;
+}
+
+TEST(IgniteTornTransaction, CheckNamesItOnTheNodeAndTheIncrementIsNotConsistent) {
+  TempDir tmp;
+  const std::string nodes = TornCopy(tmp.path() + "/nodes");
+  const auto r = RunCli({"check", "--json", nodes});
+  EXPECT_NE(r.code, 0) << r.out << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& c : doc["cuts"]) {
+    for (const auto& v : c["violations"]) {
+      if (v["kind"] != "torn-transaction") continue;
+      EXPECT_EQ(c["id"].get<std::string>().substr(0, 8), kIncrement3) << v.dump();
+      EXPECT_NE(c["status"], "consistent");
+      EXPECT_EQ(v["tx"], kLate) << v.dump();
+      EXPECT_EQ(v["nodes"], nlohmann::json::array({"server_0"})) << v.dump();
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << r.out;
+}
+
+TEST(IgniteTornTransaction, TheFixtureAsIgniteWroteItHasNone) {
+  const auto r = RunCli({"check", "--json", kFixture});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("torn-transaction"), std::string::npos) << r.out;
+}
+
+TEST(IgniteTornTransaction, RestoreOfTheIncrementIsRefused) {
+  TempDir tmp;
+  const std::string nodes = TornCopy(tmp.path() + "/nodes");
+  const auto r = RunCli({"restore", "-q", "--increment", "3", nodes, "-o", tmp.path() + "/out"});
+  EXPECT_NE(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("no consistent cut is increment 3"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp.path() + "/out"));
+}
+
+}  // namespace
