@@ -95,9 +95,9 @@ class TxCensus::Impl {
         ++tx.rolled_back;
         if (wal::IsIgnite(r.format)) placer_.Forget(t.xid);
         break;
-      case wal::TxState::kUnknown:
+      case wal::TxState::kUnknown:  // a commit, as the cut index and restore take it
         ++tx.unknown;
-        if (wal::IsIgnite(r.format)) placer_.Forget(t.xid);
+        commits_.push_back({at, wal::IsIgnite(r.format) ? placer_.Place(t.xid, r.ptr) : r.ptr});
         break;
     }
     if (tx.participants_count == 0 && t.participant_count != 0 && t.NamesNodeOrders()) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """walcut cuts --svg: the picture parses as XML, has one lane per node, one mark per
-commit in view, red lines exactly where a transaction is on two sides, and the tiny
+commit in view (COMMITTED or UNKNOWN record), red lines exactly where a transaction is on two sides, and the tiny
 committed WAL's picture matches its golden file (WALCUT_UPDATE_GOLDEN=1 rewrites it)."""
 import json, os, subprocess, sys, tempfile
 import xml.etree.ElementTree as ET
@@ -56,6 +56,23 @@ with tempfile.TemporaryDirectory() as tmp:
         check(bool(split) == expect_split, f"{bug}: {len(split)} red lines")
         r = run("cuts", c, "--svg", os.path.join(tmp, "o.svg"), "--axis", "offset", "--from", "0", "--to", "0.05", "-q")
         check(r.returncode == 0 and parse(os.path.join(tmp, "o.svg"))[1], f"{bug}: --axis offset --from/--to")
+
+    # An UNKNOWN record is a commit (the cut index and restore take it so): one mark each,
+    # as a COMMITTED record has, in a view that holds the whole WAL.
+    c = os.path.join(tmp, "c-unknown")
+    r = run("simulate", "-o", c, "-q", "--nodes", "3", "--txs", "600", "--cuts", "2", "--seed", "4",
+            "--unknown-rate", "0.05")
+    check(r.returncode == 0, f"simulate --unknown-rate: {r.stderr}")
+    svg = os.path.join(tmp, "unknown.svg")
+    r = run("cuts", c, "--svg", svg, "--from", "0", "--to", "1000000", "-q")
+    check(r.returncode == 0, f"cuts --svg --unknown-rate: {r.stderr}")
+    states = [json.loads(l)["state"] for n in ("node-0", "node-1", "node-2")
+              for l in run("dump", "--json", "--type", "tx", os.path.join(c, n, "wal")).stdout.splitlines()]
+    unknown = states.count("UNKNOWN")
+    check(unknown > 0, "--unknown-rate 0.05: no UNKNOWN record")
+    marks = len(parse(svg)[1])
+    check(marks == states.count("COMMITTED") + unknown,
+          f"unknown: {marks} commit marks, {states.count('COMMITTED')} COMMITTED and {unknown} UNKNOWN records")
 
 for f in failures:
     print("FAIL:", f)

@@ -81,10 +81,12 @@ wal::Result<std::vector<Lane>> ReadLanes(const std::vector<cut::NodeIndex>& inde
       } else if (type == wal::RecordType::kTx) {
         const auto& t = r->decoded.tx;
         last_ts = std::max(last_ts, t.timestamp);
-        if (t.state == wal::TxState::kRolledBack || t.state == wal::TxState::kUnknown) {
+        if (t.state == wal::TxState::kRolledBack) {
           if (ignite) placer.Forget(t.xid);
+          continue;
         }
-        if (t.state != wal::TxState::kCommitted) continue;
+        // UNKNOWN is a commit, as the cut index and restore take it.
+        if (t.state != wal::TxState::kCommitted && t.state != wal::TxState::kUnknown) continue;
         const wal::Pointer place = ignite ? placer.Place(t.xid, r->ptr) : r->ptr;
         const wal::Pointer at = first.emplace(t.xid, place).first->second;
         lanes[i].commits.push_back({t.xid, r->ptr, t.timestamp, at});

@@ -73,6 +73,42 @@ TEST(Txs, ShowsEveryParticipantWithStateCommitAndSides) {
 // a participant that never committed (PREPARED there), a named participant with no record
 // at all ("missing"), and a node with two entries of one transaction (a ROLLED_BACK
 // record long after its COMMITTED one, or before its PREPARED ones).
+// A participant that ends a transaction UNKNOWN applied it (restore does, the cut index
+// counts it as a commit): its row has the commit and the sides, the other nodes' sides.
+TEST(Txs, AnUnknownRecordIsACommitOnTheSideOfTheOtherNodes) {
+  testing_support::TempDir dir;
+  const std::string c = dir.path() + "/c";
+  sim::SimConfig cfg;
+  cfg.out_dir = c;
+  cfg.txs = 1500;
+  cfg.seed = 5;
+  cfg.cuts = 3;
+  cfg.backups = 2;
+  cfg.unknown_rate = 0.05;
+  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  ASSERT_EQ(RunCli({"check", "-q", c}).code, 0);
+  const auto all = nlohmann::json::parse(RunCli({"txs", "--json", c}).out);
+  size_t unknown = 0;
+  for (const auto& t : all["txs"]) {
+    const nlohmann::json* sides = nullptr;
+    for (const auto& n : t["nodes"]) {
+      if (n["state"] == "UNKNOWN") {
+        ++unknown;
+        EXPECT_FALSE(n["commits"].empty()) << t.dump();
+        EXPECT_FALSE(n["sides"].empty()) << t.dump();
+      }
+      if (n["sides"].empty()) continue;
+      if (sides == nullptr) sides = &n["sides"];
+      for (const auto& [cut, side] : n["sides"].items()) {  // each cut both nodes have
+        if (sides->contains(cut)) {
+          EXPECT_EQ(side, (*sides)[cut]) << cut << " " << t.dump();
+        }
+      }
+    }
+  }
+  EXPECT_GT(unknown, 10u);
+}
+
 TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
   testing_support::TempDir dir;
   const std::string c = dir.path() + "/c";
