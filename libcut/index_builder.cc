@@ -265,11 +265,17 @@ void IndexBuilder::CheckTorn(CutState& s) {
     std::vector<wal::TxId> listed = c.before;
     listed.insert(listed.end(), c.after.begin(), c.after.end());
     std::sort(listed.begin(), listed.end());
-    std::vector<wal::TxId> reported;
+    // Each transaction once, by its first commit (a second role commits again), in the
+    // order of the commits' places.
+    std::stable_sort(s.straddling.begin(), s.straddling.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    s.straddling.erase(std::unique(s.straddling.begin(), s.straddling.end(),
+                                   [](const auto& a, const auto& b) { return a.first == b.first; }),
+                       s.straddling.end());
+    std::stable_sort(s.straddling.begin(), s.straddling.end(),
+                     [](const auto& a, const auto& b) { return a.second < b.second; });
     for (const auto& [x, at] : s.straddling) {
       if (std::binary_search(listed.begin(), listed.end(), x)) continue;
-      if (std::find(reported.begin(), reported.end(), x) != reported.end()) continue;  // a second role's commit
-      reported.push_back(x);
       c.problems.push_back({Kind::kTornTransaction, x, at,
                             fmt::format("entries before the Start record at {} and after it, listed in neither set "
                                         "of the Finish record at {}: Ignite's restore would apply those before the "
