@@ -47,7 +47,7 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
 void IndexBuilder::OnData(const wal::Record& r) {
   Stamp(r.data.timestamp);
   wal::DataEntryCursor entries(r.data);
-  wal::DataEntry e;
+  wal::DataEntry& e = entry_;
   const bool ignite = wal::IsIgnite(r.format);
   while (entries.Next(&e)) {
     // Ignite's rebalancing writes a partition's entries with no transaction (flag

@@ -82,6 +82,9 @@ class IndexBuilder {
   std::vector<std::pair<wal::Pointer, std::string>> errors_;
   CommitWindow window_;
   CommitPlacer placer_;  // Apache Ignite's WALs only
+  // Filled by each DATA record's entries in turn: made once (a DataEntry is zeroed
+  // when made, which costs more than its reading).
+  wal::DataEntry entry_;
   WindowClassifier classifier_;
   std::vector<CutState> states_;
 };

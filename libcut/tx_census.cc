@@ -31,7 +31,7 @@ class TxCensus::Impl {
     } else if (r.type == static_cast<uint8_t>(wal::RecordType::kData)) {
       const bool ignite = wal::IsIgnite(r.format);
       wal::DataEntryCursor entries(r.data);
-      wal::DataEntry e;
+      wal::DataEntry& e = entry_;
       while (entries.Next(&e)) {
         if (e.xid.IsNull() || (only_ && e.xid != *only_)) continue;
         writes_.push_back({Slot(e.xid), e.partition, e.counter});
@@ -119,6 +119,7 @@ class TxCensus::Impl {
 
   std::optional<wal::TxId> only_;
   CommitPlacer placer_;  // Apache Ignite's WALs only
+  wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
   FlatTable<Index, ByTxId<Index>> open_;
   bool has_last_ = false;
   wal::TxId last_;

@@ -370,7 +370,9 @@ bool ViewIgniteData(std::string_view payload, DataView* r) {
   uint32_t n = 0;
   if (!(GetCount(&d, &n, kMinEntrySize, &what) && GetMillis(&d, &r->timestamp, &what))) return false;
   const size_t first = d.position();
-  DataEntry scratch;
+  // Made once per thread: a DataEntry is zeroed when made, which costs more than
+  // reading a small record's entries.
+  thread_local DataEntry scratch;
   for (uint32_t i = 0; i < n; ++i) {
     if (!GetEntry(&d, &scratch, &what)) return false;
   }

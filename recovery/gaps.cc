@@ -62,7 +62,7 @@ class GapScan {
     switch (static_cast<wal::RecordType>(r.type)) {
       case wal::RecordType::kData: {
         wal::DataEntryCursor entries(r.data);
-        wal::DataEntry e;
+        wal::DataEntry& e = entry_;
         while (entries.Next(&e)) {
           if (e.counter > 0) (void)CopyOf(e.cache_id, e.partition).tracker.Update(e.counter - 1, 1);
         }
@@ -135,6 +135,7 @@ class GapScan {
   CopyGaps GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) const;
 
   bool collect_committed_;
+  wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
   std::unordered_map<uint64_t, Copy> copies_;  // by PackedCopyKey
   uint64_t last_key_ = 0;
   Copy* last_ = nullptr;

@@ -379,6 +379,7 @@ class NodeReplay {
   cut::FlatTable<Placed, cut::ByTxId<Placed>> placed_;
   cut::CommitPlacer placer_;  // Apache Ignite's WAL only
   cut::TxOrder order_;
+  wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
   std::vector<wal::RollbackRecord> rollbacks_;
   uint64_t since_progress_ = 0;
 };
@@ -469,7 +470,7 @@ void NodeReplay::Progress(uint32_t size) {
 // A transaction's writes wait for its final record.
 wal::Status NodeReplay::OnData(const wal::Record& r) {
   wal::DataEntryCursor entries(r.data);
-  wal::DataEntry e;
+  wal::DataEntry& e = entry_;
   while (entries.Next(&e)) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
     if (plan_.ignite && e.xid.IsNull()) continue;  // a rebalance's write (PRELOAD): of no transaction
