@@ -19,8 +19,8 @@ class Chunked {
 
  public:
   // Chunks of 1 MiB at most, each a mapping of its own, populated when made (one
-  // system call, not a fault per page) and unmapped when freed, so that the memory goes
-  // back to the system at once.
+  // system call, not a fault per page; all but the first) and unmapped when freed, so
+  // that the memory goes back to the system at once.
   static constexpr size_t kShift = [] {
     size_t shift = 0;
     while ((size_t{2} << shift) * sizeof(T) <= (size_t{1} << 20)) ++shift;
@@ -67,7 +67,10 @@ class Chunked {
  private:
   void Grow() {
     chunks_.reserve(chunks_.size() + 1);  // before the mapping, which nothing would unmap
-    void* c = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    // The first chunk is faulted in as it fills (a table of a few entries, one per node
+    // and table, takes no more memory than it uses); the next ones at once.
+    const int populate = chunks_.empty() ? 0 : MAP_POPULATE;
+    void* c = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
     if (c == MAP_FAILED) throw std::bad_alloc();
     chunks_.push_back(static_cast<T*>(c));
   }

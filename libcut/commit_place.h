@@ -12,9 +12,12 @@
 // increment's Finish record). So when a cut record (Start or Finish, of any cut) lies
 // between a transaction's last data entry on the node and its COMMITTED record, the
 // commit is placed at that last data entry. Otherwise the two places are on the same
-// side of every cut, and the commit stays at its record.
+// side of every cut, and the commit stays at its record. A transaction whose entries
+// lie on both sides of a Start record was past its ACTIVE state there, which Ignite's
+// cut lists; listed in neither set, it is torn (index_builder.cc, CheckTorn).
 #pragma once
 
+#include <optional>
 #include <unordered_map>
 
 #include "libwal/ids.h"
@@ -27,12 +30,28 @@ class VarintReader;
 
 class CommitPlacer {
  public:
+  // Where a transaction's entries lie on the node, since its last final record there.
+  struct Entries {
+    wal::Pointer first, last;
+  };
+
   // A data entry of transaction `x` (not the null id) at `at`.
   void OnWrite(const wal::TxId& x, const wal::Pointer& at) {
-    if (has_last_ && x != last_xid_) held_[last_xid_] = last_at_;
+    if (has_last_ && x == last_xid_) {
+      last_.last = at;
+      return;
+    }
+    if (has_last_) held_.insert_or_assign(last_xid_, last_);
     has_last_ = true;
     last_xid_ = x;
-    last_at_ = at;
+    last_ = Entries{at, at};
+    if (!held_.empty()) {  // entries of x before another transaction's
+      auto it = held_.find(x);
+      if (it != held_.end()) {
+        last_.first = it->second.first;
+        held_.erase(it);
+      }
+    }
   }
   // Whether a record of `type` is a cut's Start or Finish record (OnCutRecord's).
   static bool IsCutRecord(uint8_t type) {
@@ -42,22 +61,18 @@ class CommitPlacer {
   // A Start or Finish record at `at`.
   void OnCutRecord(const wal::Pointer& at) { last_cut_record_ = at; }
   // The place of `x`'s commit whose COMMITTED or UNKNOWN record is at `at`; the
-  // transaction's entries so far are forgotten (a later role's come afresh).
-  wal::Pointer Place(const wal::TxId& x, const wal::Pointer& at) {
-    wal::Pointer last_write;
-    if (!Take(x, &last_write)) return at;
-    return last_write < last_cut_record_ ? last_write : at;
-  }
-  // f(x) for every transaction with entries here and no COMMITTED, UNKNOWN or
-  // ROLLED_BACK record since them.
-  template <typename F>
-  void ForEachHolding(F&& f) const {
-    for (const auto& [x, at] : held_) f(x);
-    if (has_last_) f(last_xid_);
+  // transaction's entries so far are forgotten (a later role's come afresh), and given
+  // in *entries (nullopt when there were none).
+  wal::Pointer Place(const wal::TxId& x, const wal::Pointer& at, std::optional<Entries>* entries = nullptr) {
+    Entries e;
+    const bool any = Take(x, &e);
+    if (entries != nullptr) *entries = any ? std::optional<Entries>(e) : std::nullopt;
+    if (!any) return at;
+    return e.last < last_cut_record_ ? e.last : at;
   }
   // A ROLLED_BACK record of `x`.
   void Forget(const wal::TxId& x) {
-    wal::Pointer unused;
+    Entries unused;
     (void)Take(x, &unused);
   }
 
@@ -65,30 +80,26 @@ class CommitPlacer {
   void Load(VarintReader& in);  // throws CodecError
 
  private:
-  bool Take(const wal::TxId& x, wal::Pointer* last_write) {
-    bool found = false;
-    if (!held_.empty()) {
-      auto it = held_.find(x);
-      if (it != held_.end()) {
-        *last_write = it->second;
-        found = true;
-        held_.erase(it);
-      }
-    }
+  bool Take(const wal::TxId& x, Entries* e) {
     if (has_last_ && x == last_xid_) {
-      *last_write = last_at_;
+      *e = last_;
       has_last_ = false;
-      found = true;
+      return true;
     }
-    return found;
+    if (held_.empty()) return false;
+    auto it = held_.find(x);
+    if (it == held_.end()) return false;
+    *e = it->second;
+    held_.erase(it);
+    return true;
   }
 
   // The last entry's transaction in a slot of its own (a transaction's entries usually
-  // come together); the others' last entries by id.
+  // come together); the others' by id. A transaction is in one or the other.
   bool has_last_ = false;
   wal::TxId last_xid_;
-  wal::Pointer last_at_;
-  std::unordered_map<wal::TxId, wal::Pointer, wal::TxIdHash> held_;
+  Entries last_;
+  std::unordered_map<wal::TxId, Entries, wal::TxIdHash> held_;
   wal::Pointer last_cut_record_{};
 };
 

@@ -70,8 +70,9 @@ void IndexBuilder::OnTx(const wal::Record& r) {
   if (!why.empty()) OutOfOrder(r, why);
   const bool ignite = wal::IsIgnite(r.format);
   if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
-    const wal::Pointer at = ignite ? placer_.Place(t.xid, r.ptr) : r.ptr;
-    if (ignite) OnIgniteCommit(t.xid, at);
+    std::optional<CommitPlacer::Entries> entries;
+    const wal::Pointer at = ignite ? placer_.Place(t.xid, r.ptr, &entries) : r.ptr;
+    if (entries) OnIgniteCommit(t.xid, at, *entries);
     window_.OnCommit(t, at);
   } else if (t.state == wal::TxState::kRolledBack) {
     window_.OnRollback(t.xid);
@@ -79,12 +80,13 @@ void IndexBuilder::OnTx(const wal::Record& r) {
   }
 }
 
-// A commit at or after the Start record of a cut still open, of a transaction that had
-// entries before that record: a candidate for torn-transaction (CheckTorn).
-void IndexBuilder::OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at) {
+// A commit whose entries (since the transaction's last final record here) lie on both
+// sides of the Start record of a cut still open: a candidate for torn-transaction
+// (CheckTorn).
+void IndexBuilder::OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at, const CommitPlacer::Entries& e) {
   for (auto& s : states_) {
-    if (s.finalized || !s.cut.has_start || s.holding.empty() || at < s.cut.start) continue;
-    if (std::binary_search(s.holding.begin(), s.holding.end(), x)) s.straddling.emplace_back(x, at);
+    if (s.finalized || !s.cut.has_start) continue;
+    if (e.first < s.cut.start && !(e.last < s.cut.start)) s.straddling.emplace_back(x, at);
   }
 }
 
@@ -164,12 +166,6 @@ void IndexBuilder::OnStart(const wal::Record& r) {
   if (s == nullptr) s = Open(st.cut_id);
   s->cut.has_start = true;
   s->cut.start = r.ptr;
-  if (wal::IsIgnite(r.format)) {
-    s->holding.clear();
-    placer_.ForEachHolding([&](const wal::TxId& x) { s->holding.push_back(x); });
-    std::sort(s->holding.begin(), s->holding.end());
-    s->holding.erase(std::unique(s->holding.begin(), s->holding.end()), s->holding.end());
-  }
   s->cut.topology_version = st.topology_version;
   s->cut.start_ts = st.timestamp;
   for (auto it = index_->snapshots.rbegin(); it != index_->snapshots.rend(); ++it) {
@@ -246,7 +242,6 @@ void IndexBuilder::Finalize(CutState& s) {
     }
   }
   if (!c.has_start || !c.has_finish) {
-    s.holding = {};
     s.straddling = {};
     return;
   }
@@ -258,7 +253,9 @@ void IndexBuilder::Finalize(CutState& s) {
 // the Start record unless the Finish record lists it After, those after only when it
 // lists it Before (commit_place.h). A transaction with entries on both sides of the
 // Start record, committed after it and listed in neither set, would be restored in part.
-// Ignite lists every transaction it finds active at the Start, so this is damage.
+// A transaction logs its entries only once past its ACTIVE state, and Ignite lists every
+// committed transaction past it at the Start record, so this is damage. (One whose
+// commit comes after the next cut's Start is not seen: this cut is finalized there.)
 void IndexBuilder::CheckTorn(CutState& s) {
   CutOnNode& c = s.cut;
   if (!s.straddling.empty()) {
@@ -283,7 +280,6 @@ void IndexBuilder::CheckTorn(CutState& s) {
                                         c.start.ToString(), c.finish.ToString())});
     }
   }
-  s.holding = {};
   s.straddling = {};
 }
 

@@ -48,10 +48,9 @@ class IndexBuilder {
     bool has_next_start = false;
     wal::Pointer next_start;
     wal::Pointer window_begin;  // the previous cut's Start, or the beginning
-    // Apache Ignite's WAL: the transactions with entries before the Start record and no
-    // final record yet there (sorted), and those of them committed at or after it, with
-    // the commit's place: torn unless the Finish record lists them (Finalize).
-    std::vector<wal::TxId> holding;
+    // Apache Ignite's WAL: the transactions committed with entries on both sides of the
+    // Start record, with the commit's place: torn unless the Finish record lists them
+    // (CheckTorn).
     std::vector<std::pair<wal::TxId, wal::Pointer>> straddling;
   };
 
@@ -68,7 +67,7 @@ class IndexBuilder {
   void Emit();
   void Trim();
   void Finalize(CutState& s);
-  void OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at);
+  void OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at, const CommitPlacer::Entries& e);
   void CheckTorn(CutState& s);
 
   NodeIndex* index_;

@@ -40,14 +40,16 @@ void TxOrder::Load(VarintReader& in) {
 
 void CommitPlacer::Save(VarintWriter& o) const {
   o.U(held_.size() + (has_last_ ? 1 : 0));
-  for (const auto& [x, at] : held_) {
+  for (const auto& [x, e] : held_) {
     o.Tx(x);
-    o.Ptr(at);
+    o.Ptr(e.first);
+    o.Ptr(e.last);
   }
   // The slot last: loaded, it is the slot again.
   if (has_last_) {
     o.Tx(last_xid_);
-    o.Ptr(last_at_);
+    o.Ptr(last_.first);
+    o.Ptr(last_.last);
   }
   o.Ptr(last_cut_record_);
 }
@@ -55,10 +57,18 @@ void CommitPlacer::Save(VarintWriter& o) const {
 void CommitPlacer::Load(VarintReader& in) {
   held_.clear();
   has_last_ = false;
-  const size_t n = in.Count("transactions with entries", 3);
+  const size_t n = in.Count("transactions with entries", 5);
   for (size_t i = 0; i < n; ++i) {
     const wal::TxId x = in.Tx();
-    OnWrite(x, in.Ptr());
+    Entries e;
+    e.first = in.Ptr();
+    e.last = in.Ptr();
+    if (e.last < e.first) throw CodecError("a transaction's last entry before its first");
+    if ((has_last_ && x == last_xid_) || held_.count(x) != 0) throw CodecError("a transaction's entries twice");
+    if (has_last_) held_.insert_or_assign(last_xid_, last_);
+    has_last_ = true;
+    last_xid_ = x;
+    last_ = e;
   }
   last_cut_record_ = in.Ptr();
 }
@@ -205,8 +215,6 @@ void IndexBuilder::Save(VarintWriter& o) const {
     o.U((s.finalized ? 1 : 0) | (s.has_next_start ? 2 : 0));
     o.Ptr(s.next_start);
     o.Ptr(s.window_begin);
-    o.U(s.holding.size());
-    for (const auto& x : s.holding) o.Tx(x);
     o.U(s.straddling.size());
     for (const auto& [x, at] : s.straddling) {
       o.Tx(x);
@@ -254,9 +262,6 @@ void IndexBuilder::Load(VarintReader& in) {
     s.has_next_start = (flags & 2) != 0;
     s.next_start = in.Ptr();
     s.window_begin = in.Ptr();
-    const size_t holding = in.Count("transactions holding entries at a Start", 3);
-    for (size_t k = 0; k < holding; ++k) s.holding.push_back(in.Tx());
-    if (!std::is_sorted(s.holding.begin(), s.holding.end())) throw CodecError("transactions at a Start out of order");
     const size_t straddling = in.Count("transactions across a Start", 4);
     for (size_t k = 0; k < straddling; ++k) {
       const wal::TxId x = in.Tx();

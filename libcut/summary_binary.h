@@ -14,8 +14,10 @@ namespace cut::binary_summary {
 inline constexpr char kMagic[8] = {'W', 'C', 'S', 'U', 'M', 'M', 'R', 'Y'};
 inline constexpr uint32_t kSchema = 2;
 inline constexpr char kStateMagic[8] = {'W', 'C', 'R', 'E', 'S', 'U', 'M', 'E'};
-// 2: the reading's state holds Apache Ignite's commit places (commit_place.h); a state of
-// schema 1 is not resumed (the summary is written whole).
+// 2: the reading's state holds Apache Ignite's commit places (commit_place.h); 3: each
+// pending transaction's first entry too, and each open cut's transactions committed
+// across its Start record (torn-transaction). A state of an older schema is not resumed
+// (the summary is written whole).
 inline constexpr uint32_t kStateSchema = 3;
 
 bool LooksBinary(std::string_view bytes);

@@ -22,10 +22,10 @@ class WindowClassifier {
   //   completes, and a second role of it there (a backup of another partition) may log
   //   its COMMITTED record after the Finish record. Such a commit is After, as the set
   //   says, and not listed-after-finish.
-  // - before (included) set: Ignite includes the transactions it found committing when
-  //   it grabbed the active ones, just before it logged the Start record; the COMMITTED
-  //   record of such a transaction may precede the Start record. It is Before either
-  //   way, and not before-outside-range.
+  // - before (included) set: Ignite also includes the transactions that committed since
+  //   the cut began on the node (it watches commits from then on and logs the Start
+  //   record after); the COMMITTED record of such a transaction may precede the Start
+  //   record. It is Before either way, and not before-outside-range.
   void set_ignite_rules(bool on) { ignite_ = on; }
   bool ignite_rules() const { return ignite_; }
 

@@ -3,7 +3,8 @@
 // Start record of increment 3 falls between the transaction's two DATA_RECORD_V2 records.
 // Listed in neither set of the Finish record, its first entry is replayed by Ignite's
 // restore and its second is not; check names it torn-transaction on that node, and the
-// increment is not restored.
+// increment is not restored. Then WALs written from scripts (tests/support/ignite_script.h):
+// what is torn and what is not, and a summary resumed between the entries and the commit.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "libwal/ignite_frame.h"
+#include "tests/support/ignite_script.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -129,6 +131,71 @@ TEST(IgniteTornTransaction, RestoreOfTheIncrementIsRefused) {
   EXPECT_NE(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("no consistent cut is increment 3"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp.path() + "/out"));
+}
+
+// The torn-transaction violations `check --json` reports on the WAL of `tokens`, as
+// "tx@node" strings.
+std::vector<std::string> TornOf(const std::vector<std::string>& tokens) {
+  TempDir tmp;
+  testing_support::WriteIgniteScript(tmp.path() + "/n", tokens);
+  const auto r = RunCli({"check", "--json", tmp.path() + "/n"});
+  std::vector<std::string> out;
+  const auto doc = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out << r.err;
+  if (doc.is_discarded()) return out;
+  for (const auto& c : doc["cuts"]) {
+    for (const auto& v : c["violations"]) {
+      if (v["kind"] == "torn-transaction") out.push_back(v["tx"].get<std::string>());
+    }
+  }
+  return out;
+}
+
+using Torn = std::vector<std::string>;
+
+TEST(IgniteTornTransaction, EntriesOnBothSidesOfTheStartListedInNeitherSet) {
+  EXPECT_EQ(TornOf({"P5", "D5", "S1", "D5", "C5", "F1"}), Torn{"1.1.5"});
+  // The Finish record before the commit, or the commit after both records: the same.
+  EXPECT_EQ(TornOf({"P5", "D5", "S1", "D5", "F1", "C5"}), Torn{"1.1.5"});
+  // Interleaved with another transaction's entries, which it is not.
+  EXPECT_EQ(TornOf({"P5", "D5", "P6", "D6", "S1", "D6", "D5", "C6", "C5", "F1b6"}), Torn{"1.1.5"});
+  // Committed twice (two roles), both with entries across the Start: named once.
+  EXPECT_EQ(TornOf({"P5", "P5", "D5", "S1", "D5", "C5", "D5", "C5", "F1"}), Torn{"1.1.5"});
+}
+
+TEST(IgniteTornTransaction, WholeOnOneSideOrListedIsNot) {
+  EXPECT_EQ(TornOf({"P5", "D5", "S1", "D5", "C5", "F1b5"}), Torn{});  // listed Before: all replayed
+  EXPECT_EQ(TornOf({"P5", "D5", "S1", "D5", "C5", "F1a5"}), Torn{});  // listed After: none
+  EXPECT_EQ(TornOf({"P5", "D5", "D5", "S1", "C5", "F1"}), Torn{});    // all before the Start
+  EXPECT_EQ(TornOf({"P5", "S1", "D5", "D5", "C5", "F1"}), Torn{});    // all after it
+  EXPECT_EQ(TornOf({"P5", "D5", "S1", "D5", "R5", "F1"}), Torn{});    // rolled back
+  // A second role with no entries of its own after the Start: its commit takes none
+  // (side-split says what is wrong there).
+  EXPECT_EQ(TornOf({"P5", "P5", "D5", "D5", "S1", "C5", "C5", "F1"}), Torn{});
+  // The entries of a role that committed before the Start are not the next role's.
+  EXPECT_EQ(TornOf({"P5", "D5", "C5", "P5", "S1", "D5", "C5", "F1"}), Torn{});
+}
+
+// The reading's state saved between the transaction's entries and its commit: the first
+// entry's place comes back with it, and the summary written in two runs reports the same.
+TEST(IgniteTornTransaction, ASummaryResumedBetweenTheEntriesAndTheCommitFindsIt) {
+  TempDir tmp;
+  const std::string nodes = tmp.path() + "/n", sum = tmp.path() + "/n.sum";
+  const std::vector<std::string> part = {"P5", "D5", "S1", "D5", "|", "P6", "D6", "|"};
+  std::vector<std::string> whole = part;
+  for (const char* t : {"D6", "C6", "C5", "F1"}) whole.push_back(t);
+  testing_support::WriteIgniteScript(nodes, part);
+  auto r = RunCli({"cuts", nodes, "-q", "--summary", sum, "--append"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_TRUE(fs::exists(sum + ".resume"));
+  testing_support::WriteIgniteScript(nodes, whole);
+  r = RunCli({"cuts", nodes, "-q", "--summary", sum, "--append"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err.find("written whole"), std::string::npos) << r.err;
+  const auto from_summary = RunCli({"check", "--summaries", sum});
+  const auto from_wal = RunCli({"check", nodes});
+  EXPECT_NE(from_summary.out.find("torn-transaction tx 1.1.5 "), std::string::npos) << from_summary.out << from_summary.err;
+  EXPECT_EQ(from_summary.out, from_wal.out);
 }
 
 }  // namespace

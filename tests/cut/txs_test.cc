@@ -68,11 +68,6 @@ TEST(Txs, ShowsEveryParticipantWithStateCommitAndSides) {
   EXPECT_TRUE(prepared_on_1);
 }
 
-// --in-doubt and --state print exactly the full table's rows that pass them, judged on
-// each node's state merged over all its records of a transaction. Three kinds of damage:
-// a participant that never committed (PREPARED there), a named participant with no record
-// at all ("missing"), and a node with two entries of one transaction (a ROLLED_BACK
-// record long after its COMMITTED one, or before its PREPARED ones).
 // A participant that ends a transaction UNKNOWN applied it (restore does, the cut index
 // counts it as a commit): its row has the commit and the sides, the other nodes' sides.
 TEST(Txs, AnUnknownRecordIsACommitOnTheSideOfTheOtherNodes) {
@@ -109,6 +104,11 @@ TEST(Txs, AnUnknownRecordIsACommitOnTheSideOfTheOtherNodes) {
   EXPECT_GT(unknown, 10u);
 }
 
+// --in-doubt and --state print exactly the full table's rows that pass them, judged on
+// each node's state merged over all its records of a transaction. Three kinds of damage:
+// a participant that never committed (PREPARED there), a named participant with no record
+// at all ("missing"), and a node with two entries of one transaction (a ROLLED_BACK
+// record long after its COMMITTED one, or before its PREPARED ones).
 TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
   testing_support::TempDir dir;
   const std::string c = dir.path() + "/c";
