@@ -83,11 +83,13 @@ void IndexBuilder::OnTx(const wal::Record& r) {
 // A commit whose entries (since the transaction's last final record here) lie on both
 // sides of the Start record of a cut still open: a candidate for torn-transaction
 // (CheckTorn).
+// Only the last such Start before the last entry is asked: one cut is open at a time in
+// a sound WAL, and a crafted one with many open would otherwise cost each commit many.
 void IndexBuilder::OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at, const CommitPlacer::Entries& e) {
-  for (auto& s : states_) {
-    if (s.finalized || !s.cut.has_start) continue;
-    if (e.first < s.cut.start && !(e.last < s.cut.start)) s.straddling.emplace_back(x, at);
-  }
+  auto it = open_starts_.upper_bound(e.last);  // the first Start after the last entry
+  if (it == open_starts_.begin()) return;
+  --it;
+  if (e.first < it->first) it->second->straddling.emplace_back(x, at);
 }
 
 void IndexBuilder::OnIssue(const wal::Issue& issue) {
@@ -107,6 +109,8 @@ void IndexBuilder::Finish(wal::Pointer end) {
   }
   for (auto& s : states_) ready_->push_back(std::move(s.cut));
   states_.clear();
+  by_id_.clear();
+  open_starts_.clear();
 }
 
 void IndexBuilder::AddError(wal::Pointer at, std::string text) {
@@ -123,16 +127,15 @@ void IndexBuilder::OutOfOrder(const wal::Record& r, const std::string& why) {
 }
 
 IndexBuilder::CutState* IndexBuilder::Find(const wal::Uuid& id) {
-  for (auto& s : states_) {
-    if (s.cut.id == id) return &s;
-  }
-  return nullptr;
+  auto it = by_id_.find(id);
+  return it != by_id_.end() ? it->second : nullptr;
 }
 
 IndexBuilder::CutState* IndexBuilder::Open(const wal::Uuid& id) {
   states_.emplace_back();
   CutState* s = &states_.back();
   s->cut.id = id;
+  by_id_[id] = s;
   s->window_begin = last_start_;
   return s;
 }
@@ -166,6 +169,7 @@ void IndexBuilder::OnStart(const wal::Record& r) {
   if (s == nullptr) s = Open(st.cut_id);
   s->cut.has_start = true;
   s->cut.start = r.ptr;
+  if (!s->finalized) open_starts_.emplace(r.ptr, s);
   s->cut.topology_version = st.topology_version;
   s->cut.start_ts = st.timestamp;
   for (auto it = index_->snapshots.rbegin(); it != index_->snapshots.rend(); ++it) {
@@ -212,7 +216,8 @@ void IndexBuilder::Emit() {
          (states_.front().cut.has_finish || (states_.size() > 1 && states_[1].finalized))) {
     emitted_.insert(states_.front().cut.id);
     ready_->push_back(std::move(states_.front().cut));
-    states_.erase(states_.begin());
+    by_id_.erase(states_.front().cut.id);
+    states_.pop_front();
   }
 }
 
@@ -232,6 +237,7 @@ void IndexBuilder::Trim() {
 // it, and otherwise classified.
 void IndexBuilder::Finalize(CutState& s) {
   s.finalized = true;
+  if (s.cut.has_start) open_starts_.erase(s.cut.start);
   CutOnNode& c = s.cut;
   const wal::Pointer lo = s.window_begin;
   const wal::Pointer hi = s.has_next_start ? s.next_start : wal::Pointer{UINT64_MAX, UINT32_MAX};

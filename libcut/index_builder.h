@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -26,6 +28,8 @@ class IndexBuilder {
  public:
   // Cuts whose window is complete go to `ready`, in WAL order.
   IndexBuilder(NodeIndex* index, std::deque<CutOnNode>* ready) : index_(index), ready_(ready) {}
+  IndexBuilder(const IndexBuilder&) = delete;  // by_id_ and open_starts_ point into states_
+  IndexBuilder& operator=(const IndexBuilder&) = delete;
   uint64_t last_start_ts() const { return last_start_ts_; }
   // The reader the records come from (for the file of an out-of-order record).
   void set_reader(const wal::WalReader* reader) { reader_ = reader; }
@@ -85,7 +89,12 @@ class IndexBuilder {
   // when made, which costs more than its reading).
   wal::DataEntry entry_;
   WindowClassifier classifier_;
-  std::vector<CutState> states_;
+  // The cuts not yet handed over, in the order they were opened (a deque: a state stays
+  // where it is while others come and go), found by id; those started and not finalized
+  // by their Start record's place (Apache Ignite's commits are placed against them).
+  std::deque<CutState> states_;
+  std::unordered_map<wal::Uuid, CutState*, wal::UuidHash> by_id_;
+  std::map<wal::Pointer, CutState*> open_starts_;
 };
 
 }  // namespace cut

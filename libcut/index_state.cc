@@ -268,6 +268,10 @@ void IndexBuilder::Load(VarintReader& in) {
       s.straddling.emplace_back(x, in.Ptr());
     }
     states_.push_back(std::move(s));
+    CutState* back = &states_.back();
+    if (by_id_.count(back->cut.id) != 0) throw CodecError("a cut open twice");
+    by_id_[back->cut.id] = back;
+    if (back->cut.has_start && !back->finalized) open_starts_.emplace(back->cut.start, back);
   }
   placer_.Load(in);
 }
