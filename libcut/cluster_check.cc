@@ -151,7 +151,8 @@ void CutChecker::Check(const std::vector<uint64_t>& last_start, CutReport& repor
 // Releases what only the check of this cut needed, on every node.
 void Release(std::vector<NodeIndex>& views, const wal::Uuid& id, bool keep_sets) {
   for (auto& v : views) {
-    for (auto& c : v.cuts) {
+    for (auto it = v.cuts.rbegin(); it != v.cuts.rend(); ++it) {  // it is near the end (FindCut)
+      CutOnNode& c = *it;
       if (c.id != id) continue;
       std::vector<TxSide>().swap(c.txs);
       std::vector<TxParticipants>().swap(c.participants);
@@ -160,6 +161,7 @@ void Release(std::vector<NodeIndex>& views, const wal::Uuid& id, bool keep_sets)
         std::vector<wal::TxId>().swap(c.after);
       }
       std::vector<LocalProblem>().swap(c.problems);
+      break;  // ids are unique on a node
     }
   }
 }

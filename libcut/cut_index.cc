@@ -10,8 +10,12 @@
 
 namespace cut {
 
+// From the last cut back: the streaming check asks for the cut just read, among all the
+// node's cuts so far (from the front, tens of thousands of cuts made it quadratic). A
+// node's cut ids are unique (the index opens one state per id; the summary readers refuse
+// an id twice), so the cut found is the one a search from the front finds.
 const CutOnNode* FindCut(const NodeIndex& n, const wal::Uuid& id, size_t* pos) {
-  for (size_t i = 0; i < n.cuts.size(); ++i) {
+  for (size_t i = n.cuts.size(); i-- > 0;) {
     if (n.cuts[i].id == id) {
       if (pos) *pos = i;
       return &n.cuts[i];

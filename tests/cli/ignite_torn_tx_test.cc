@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -196,6 +197,24 @@ TEST(IgniteTornTransaction, ASummaryResumedBetweenTheEntriesAndTheCommitFindsIt)
   const auto from_wal = RunCli({"check", nodes});
   EXPECT_NE(from_summary.out.find("torn-transaction tx 1.1.5 "), std::string::npos) << from_summary.out << from_summary.err;
   EXPECT_EQ(from_summary.out, from_wal.out);
+}
+
+// A node's cut ids are unique in its index, whatever order its cut records come in
+// (FindCut relies on it): records of a cut handed over, or of one already open, open no
+// second cut of that id.
+TEST(IgniteScriptedWal, CutRecordsOfAKnownCutOpenNoSecondCut) {
+  for (const std::vector<std::string>& tokens : {std::vector<std::string>{"S1", "F1", "S2", "F2", "S1", "F1", "S3", "F3"},
+                                                 std::vector<std::string>{"F1", "S1", "F2", "S2", "F1", "S1"}}) {
+    TempDir tmp;
+    testing_support::WriteIgniteScript(tmp.path() + "/n", tokens);
+    const auto r = RunCli({"check", "--json", tmp.path() + "/n"});
+    const auto doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+    std::set<std::string> ids;
+    for (const auto& c : doc["cuts"]) EXPECT_TRUE(ids.insert(c["id"].get<std::string>()).second) << r.out;
+    EXPECT_FALSE(ids.empty());
+    EXPECT_NE(r.code, 0);  // the stray records are violations
+  }
 }
 
 }  // namespace
