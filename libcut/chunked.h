@@ -2,6 +2,11 @@
 // nothing and touches each page once (a std::vector grown by doubling copies it all and
 // faults in pages twice as many, which a table of millions of entries pays for in system
 // time). Elements are left uninitialized until pushed: trivially copyable types only.
+//
+// Fifo (commit_window.h) is the queue of this kind: its blocks come from the heap and are
+// reused as the window slides. A table made once and freed whole wants its memory back
+// at once instead: with 64 KiB chunks from the heap, `txs` peaked at 323 MiB on the
+// 300 k bench cluster, against 222 MiB with mappings.
 #pragma once
 
 #include <sys/mman.h>

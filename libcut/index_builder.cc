@@ -69,7 +69,7 @@ void IndexBuilder::OnTx(const wal::Record& r) {
                         : order_.OnFinal(t.xid, wal::TxStateName(t.state), ignite_rollback);
   if (!why.empty()) OutOfOrder(r, why);
   const bool ignite = wal::IsIgnite(r.format);
-  if (t.state == wal::TxState::kCommitted || t.state == wal::TxState::kUnknown) {
+  if (IsCommit(t.state)) {
     std::optional<CommitPlacer::Entries> entries;
     const wal::Pointer at = ignite ? placer_.Place(t.xid, r.ptr, &entries) : r.ptr;
     if (entries) OnIgniteCommit(t.xid, at, *entries);
@@ -270,11 +270,8 @@ void IndexBuilder::CheckTorn(CutState& s) {
     std::sort(listed.begin(), listed.end());
     // Each transaction once, by its first commit (a second role commits again), in the
     // order of the commits' places.
-    std::stable_sort(s.straddling.begin(), s.straddling.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    s.straddling.erase(std::unique(s.straddling.begin(), s.straddling.end(),
-                                   [](const auto& a, const auto& b) { return a.first == b.first; }),
-                       s.straddling.end());
+    std::unordered_set<wal::TxId, wal::TxIdHash> seen;
+    std::erase_if(s.straddling, [&](const auto& t) { return !seen.insert(t.first).second; });
     std::stable_sort(s.straddling.begin(), s.straddling.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
     for (const auto& [x, at] : s.straddling) {

@@ -13,10 +13,15 @@
 #include <cstdint>
 
 #include "libwal/ids.h"
+#include "libwal/record.h"
 
 namespace cut {
 
 enum class Side : uint8_t { kBefore, kAfter };
+
+// Whether a TX_RECORD of state `s` is a commit: COMMITTED, or UNKNOWN (the node applied
+// the writes; restore replays them).
+inline bool IsCommit(wal::TxState s) { return s == wal::TxState::kCommitted || s == wal::TxState::kUnknown; }
 
 // Where a commit lies relative to the node's Start and Finish records of the cut.
 enum class Region : uint8_t { kBeforeStart, kBetween, kAfterFinish };

@@ -88,16 +88,13 @@ class TxCensus::Impl {
     switch (t.state) {
       case wal::TxState::kPrepared: ++tx.prepared; break;
       case wal::TxState::kCommitted:
-        ++tx.committed;
+      case wal::TxState::kUnknown:  // both commits (side.h, IsCommit)
+        ++(t.state == wal::TxState::kCommitted ? tx.committed : tx.unknown);
         commits_.push_back({at, wal::IsIgnite(r.format) ? placer_.Place(t.xid, r.ptr) : r.ptr});
         break;
       case wal::TxState::kRolledBack:
         ++tx.rolled_back;
         if (wal::IsIgnite(r.format)) placer_.Forget(t.xid);
-        break;
-      case wal::TxState::kUnknown:  // a commit, as the cut index and restore take it
-        ++tx.unknown;
-        commits_.push_back({at, wal::IsIgnite(r.format) ? placer_.Place(t.xid, r.ptr) : r.ptr});
         break;
     }
     if (tx.participants_count == 0 && t.participant_count != 0 && t.NamesNodeOrders()) {

@@ -99,8 +99,7 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
         pending.erase(t.xid);
         if (ignite) placer.Forget(t.xid);
       }
-      // An UNKNOWN record is a commit, as restore takes it (the node applied the writes).
-      if (t.state != wal::TxState::kCommitted && t.state != wal::TxState::kUnknown) continue;
+      if (!cut::IsCommit(t.state)) continue;
       const wal::Pointer at = ignite ? placer.Place(t.xid, r->ptr) : r->ptr;
       auto it = pending.find(t.xid);
       if (decided.insert(t.xid).second) {

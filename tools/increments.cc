@@ -1,5 +1,6 @@
 #include "tools/increments.h"
 
+#include "libcut/side.h"
 #include "recovery/restore.h"
 
 namespace tools {
@@ -45,7 +46,7 @@ cut::RecordTap WalTally::Tap(size_t i) {
     switch (static_cast<wal::RecordType>(r.type)) {
       case wal::RecordType::kTx:
         if (r.tx.state == wal::TxState::kCommitted) ++n->now.commits;
-        if (r.tx.state == wal::TxState::kCommitted || r.tx.state == wal::TxState::kUnknown) ++n->now.decided;
+        if (cut::IsCommit(r.tx.state)) ++n->now.decided;
         break;
       case wal::RecordType::kCutFinish: {
         const wal::Uuid& id = r.decoded.cut_finish.cut_id;

@@ -7,6 +7,7 @@
 
 #include "libcut/commit_place.h"
 #include "libcut/cut_index.h"
+#include "libcut/side.h"
 #include "libwal/wal_reader.h"
 #include "tools/escape.h"
 #include "tools/record_format.h"
@@ -85,8 +86,7 @@ wal::Result<std::vector<Lane>> ReadLanes(const std::vector<cut::NodeIndex>& inde
           if (ignite) placer.Forget(t.xid);
           continue;
         }
-        // UNKNOWN is a commit, as the cut index and restore take it.
-        if (t.state != wal::TxState::kCommitted && t.state != wal::TxState::kUnknown) continue;
+        if (!cut::IsCommit(t.state)) continue;
         const wal::Pointer place = ignite ? placer.Place(t.xid, r->ptr) : r->ptr;
         const wal::Pointer at = first.emplace(t.xid, place).first->second;
         lanes[i].commits.push_back({t.xid, r->ptr, t.timestamp, at});

@@ -61,22 +61,11 @@ void TxsPrinter::AddParticipants(Row& row) const {
   if (row.naming == nullptr) return;
   const uint16_t* p = row.named_by->participants.data() + row.naming->participants_begin;
   const size_t had = row.nodes.size();
-  // The nodes the row has, as bits when there are few nodes (asked once per participant).
-  uint64_t has = 0;
-  const bool bits = nodes_.size() <= 64;
-  if (bits) {
-    for (const auto& [ix, on] : row.nodes) has |= uint64_t{1} << ix;
-  }
   auto add = [&](uint16_t order) {
     if (order >= index_of_order_.size() || index_of_order_[order] == kNoNode) return;
     const size_t ix = index_of_order_[order];
-    if (bits) {
-      if ((has >> ix & 1) != 0) return;
-      has |= uint64_t{1} << ix;
-    } else {
-      for (size_t k = 0; k < row.nodes.size(); ++k) {
-        if (row.nodes[k].first == ix) return;
-      }
+    for (size_t k = 0; k < row.nodes.size(); ++k) {
+      if (row.nodes[k].first == ix) return;
     }
     row.nodes.emplace_back(ix, nullptr);
   };

@@ -21,14 +21,17 @@ namespace {
 
 using testing_support::RunCli;
 
-// A simulated cluster of three servers, each partition with two backups, in `c`.
-::testing::AssertionResult Simulate(const std::string& c, uint64_t txs, uint64_t seed, uint32_t cuts = 3) {
+// A simulated cluster of three servers, each partition with two backups, in `c`; with
+// `unknown_rate`, that share of transactions ends UNKNOWN on one participant.
+::testing::AssertionResult Simulate(const std::string& c, uint64_t txs, uint64_t seed, uint32_t cuts = 3,
+                                    double unknown_rate = 0) {
   sim::SimConfig cfg;
   cfg.out_dir = c;
   cfg.txs = txs;
   cfg.seed = seed;
   cfg.cuts = cuts;
   cfg.backups = 2;
+  cfg.unknown_rate = unknown_rate;
   if (sim::Simulate(cfg).ok()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "simulate into " << c;
 }
@@ -73,14 +76,7 @@ TEST(Txs, ShowsEveryParticipantWithStateCommitAndSides) {
 TEST(Txs, AnUnknownRecordIsACommitOnTheSideOfTheOtherNodes) {
   testing_support::TempDir dir;
   const std::string c = dir.path() + "/c";
-  sim::SimConfig cfg;
-  cfg.out_dir = c;
-  cfg.txs = 1500;
-  cfg.seed = 5;
-  cfg.cuts = 3;
-  cfg.backups = 2;
-  cfg.unknown_rate = 0.05;
-  ASSERT_TRUE(sim::Simulate(cfg).ok());
+  ASSERT_TRUE(Simulate(c, 1500, 5, 3, 0.05));
   ASSERT_EQ(RunCli({"check", "-q", c}).code, 0);
   const auto all = nlohmann::json::parse(RunCli({"txs", "--json", c}).out);
   size_t unknown = 0;
