@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstring>
+
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -16,43 +18,111 @@ bool IsUnfinishedOutput(const std::string& dir) {
   return fs::exists(fs::path(dir) / kIncompleteMarker, ec);
 }
 
-Result<StagedOutput> StagedOutput::Begin(const std::string& out) {
+namespace {
+
+// "out/" is "out" (not a directory "out/.partial" inside it).
+std::string WithoutTrailingSlash(std::string out) {
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+Status StagedOutput::Check(const std::string& out_arg) {
+  const std::string out = WithoutTrailingSlash(out_arg);
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(out, ec);
-  std::string stage;
-  bool in_place = false;
   if (fs::exists(st)) {
     if (!fs::is_directory(st)) return Status::AlreadyExists(fmt::format("output \"{}\" exists and is not a directory", out));
     if (!fs::is_empty(out, ec) && !IsUnfinishedOutput(out)) {
       return Status::AlreadyExists(fmt::format("output \"{}\" exists and is not an empty directory", out));
     }
+    if (::access(out.c_str(), W_OK | X_OK) != 0) {
+      return Status::IoError(fmt::format("cannot write into output \"{}\": {}", out, strerror(errno)));
+    }
+    return Status::Ok();
+  }
+  const std::string stage = out + ".partial";
+  const fs::file_status partial = fs::symlink_status(stage, ec);
+  if (fs::exists(partial) && (!fs::is_directory(partial) || !IsUnfinishedOutput(stage))) {
+    return Status::InvalidArgument(
+        fmt::format("\"{}\" exists and is not an unfinished output of walcut's: move it away first", stage));
+  }
+  // Missing parents are made (Begin): the nearest one that exists must be a directory
+  // that can be written in.
+  fs::path parent = fs::path(out).parent_path();
+  while (!parent.empty() && !fs::exists(fs::symlink_status(parent, ec))) parent = parent.parent_path();
+  const fs::path at = parent.empty() ? fs::path(".") : parent;
+  if (!fs::is_directory(at, ec)) {
+    return Status::IoError(fmt::format("cannot create output \"{}\": \"{}\" is not a directory", out, at.string()));
+  }
+  if (::access(at.c_str(), W_OK | X_OK) != 0) {
+    return Status::IoError(
+        fmt::format("cannot create output \"{}\" in \"{}\": {}", out, at.string(), strerror(errno)));
+  }
+  return Status::Ok();
+}
+
+// OUT's missing parents, made outermost first, each recorded so that Discard removes
+// what a failed run made.
+Status StagedOutput::MakeParents() {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = fs::path(out_).parent_path(); !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    missing.push_back(p);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (!fs::create_directory(*it, ec) || ec) {
+      return Status::IoError(fmt::format("cannot create \"{}\": {}", it->string(), ec ? ec.message() : "it exists"));
+    }
+    made_.push_back(it->string());
+  }
+  if (!made_.empty()) WAL_RETURN_IF_ERROR(SyncDirectory(ParentOf(made_.front())));
+  return Status::Ok();
+}
+
+Result<StagedOutput> StagedOutput::Begin(const std::string& out_arg) {
+  const std::string out = WithoutTrailingSlash(out_arg);
+  WAL_RETURN_IF_ERROR(Check(out));
+  std::error_code ec;
+  std::string stage;
+  bool in_place = false;
+  if (fs::exists(fs::symlink_status(out, ec))) {
     stage = out;
     in_place = true;
     for (const auto& e : fs::directory_iterator(out, ec)) fs::remove_all(e.path(), ec);
     if (ec) return Status::IoError(fmt::format("cannot empty \"{}\": {}", out, ec.message()));
-  } else {
-    stage = out + ".partial";
-    if (fs::exists(fs::symlink_status(stage, ec))) {
-      if (!fs::is_directory(fs::symlink_status(stage, ec)) || !IsUnfinishedOutput(stage)) {
-        return Status::InvalidArgument(
-            fmt::format("\"{}\" exists and is not an unfinished output of walcut's: move it away first", stage));
-      }
-      fs::remove_all(stage, ec);
-      if (ec) return Status::IoError(fmt::format("cannot remove \"{}\": {}", stage, ec.message()));
-    }
-    if (!fs::create_directory(stage, ec) || ec) {
-      return Status::IoError(fmt::format("cannot create \"{}\": {}", stage, ec ? ec.message() : "it exists"));
-    }
+    StagedOutput s(out, stage, in_place);
+    WAL_RETURN_IF_ERROR(s.Mark());
+    return s;
   }
+  stage = out + ".partial";
   StagedOutput s(out, stage, in_place);
-  Status w = WriteNewFileSynced(stage + "/" + kIncompleteMarker, "written by walcut, not finished\n");
-  if (w.ok()) w = SyncDirectory(stage);
-  if (!w.ok()) return w;  // s discards on destruction
+  WAL_RETURN_IF_ERROR(s.MakeParents());  // s discards on return: what it made goes
+  if (fs::exists(fs::symlink_status(stage, ec))) {
+    fs::remove_all(stage, ec);  // an unfinished output of ours (Check)
+    if (ec) return Status::IoError(fmt::format("cannot remove \"{}\": {}", stage, ec.message()));
+  }
+  if (!fs::create_directory(stage, ec) || ec) {
+    return Status::IoError(fmt::format("cannot create \"{}\": {}", stage, ec ? ec.message() : "it exists"));
+  }
+  WAL_RETURN_IF_ERROR(s.Mark());
   return s;
 }
 
+Status StagedOutput::Mark() {
+  Status w = WriteNewFileSynced(stage_ + "/" + kIncompleteMarker, "written by walcut, not finished\n");
+  if (w.ok()) w = SyncDirectory(stage_);
+  return w;
+}
+
 StagedOutput::StagedOutput(StagedOutput&& other) noexcept
-    : out_(std::move(other.out_)), stage_(std::move(other.stage_)), in_place_(other.in_place_), done_(other.done_) {
+    : out_(std::move(other.out_)),
+      stage_(std::move(other.stage_)),
+      made_(std::move(other.made_)),
+      in_place_(other.in_place_),
+      done_(other.done_) {
   other.done_ = true;
 }
 
@@ -65,6 +135,9 @@ void StagedOutput::Discard() {
   std::error_code ec;
   if (!in_place_) {
     fs::remove_all(stage_, ec);
+    // The parents it made, innermost first; one that something else has since written
+    // into is not empty and stays.
+    for (auto it = made_.rbegin(); it != made_.rend(); ++it) fs::remove(*it, ec);
     return;
   }
   for (const auto& e : fs::directory_iterator(stage_, ec)) fs::remove_all(e.path(), ec);

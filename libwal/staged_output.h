@@ -4,10 +4,12 @@
 // in place. Either way the directory holds the marker file .walcut-incomplete from its
 // first write until Publish(), so a directory that has it is unfinished: readers refuse
 // it, and a new StagedOutput for the same OUT clears it and starts over. An OUT.partial
-// without the marker is not ours and is never removed.
+// without the marker is not ours and is never removed. OUT's missing parents are made,
+// and removed again with what was written when it is discarded.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "libwal/status.h"
 
@@ -22,7 +24,12 @@ class StagedOutput {
  public:
   // kAlreadyExists for an OUT that exists and is neither an empty directory nor an
   // unfinished output; kInvalidArgument for an OUT.partial that is not ours; kIoError.
+  // Begins with Check.
   static Result<StagedOutput> Begin(const std::string& out);
+  // What Begin would refuse, found without changing anything: a command checks its
+  // output before the work that fills it (a restore reads every WAL first). Also
+  // kIoError for an OUT whose parent is not a directory it may write in.
+  static Status Check(const std::string& out);
 
   StagedOutput(StagedOutput&& other) noexcept;
   StagedOutput& operator=(StagedOutput&&) = delete;
@@ -41,9 +48,12 @@ class StagedOutput {
  private:
   StagedOutput(std::string out, std::string stage, bool in_place)
       : out_(std::move(out)), stage_(std::move(stage)), in_place_(in_place) {}
+  Status MakeParents();
+  Status Mark();  // writes the marker
 
   std::string out_;
   std::string stage_;
+  std::vector<std::string> made_;  // parents of OUT made by Begin, outermost first
   bool in_place_ = false;
   bool done_ = false;
 };

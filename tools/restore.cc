@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "libwal/segment_file.h"
+#include "libwal/staged_output.h"
 #include "libwal/wal_writer.h"
 #include "recovery/restore.h"
 #include "recovery/restore_job.h"
@@ -259,6 +260,10 @@ int RunRestore(const RestoreOptions& o, Output& output) {
       output.Error("restore --time: Ignite's increments carry no time walcut reads; choose one with --increment or --cut");
       return kExitUsage;
     }
+  }
+  // An output that would be refused is refused now, not after every WAL is read.
+  if (!o.dry_run) {
+    if (wal::Status s = wal::StagedOutput::Check(o.out); !s.ok()) return RestoreFailed(s, o, output);
   }
   // The cuts found by the streaming check, keeping what the plan needs of each (its
   // records' places and its sets).

@@ -117,7 +117,11 @@ TEST(Restore, TwiceGivesIdenticalBytes) {
   std::string c = dir.path() + "/c";
   ASSERT_TRUE(sim::Simulate(Config(c, 3, 1, 5)).ok());
   ASSERT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/a"}).code, 0);
-  ASSERT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/b", "--jobs", "1"}).code, 0);
+  // "b/" names b, as a shell's completion writes it; missing parents are made.
+  ASSERT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/b/", "--jobs", "1"}).code, 0);
+  EXPECT_FALSE(fs::exists(dir.path() + "/b/.partial"));
+  ASSERT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/p/q/c"}).code, 0);
+  EXPECT_EQ(RunCli({"verify", "-q", dir.path() + "/p/q/c"}).code, 0);
   for (const auto& e : fs::recursive_directory_iterator(dir.path() + "/a")) {
     if (!e.is_regular_file()) continue;
     std::string rel = fs::relative(e.path(), dir.path() + "/a").string();
@@ -133,6 +137,17 @@ TEST(Restore, RefusesANonEmptyOutputAndAnInconsistentCut) {
   std::ofstream(dir.path() + "/full/keep") << "x";
   EXPECT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/full"}).code, 2);
   EXPECT_TRUE(fs::exists(dir.path() + "/full/keep"));
+  // Refused before any WAL is read: the output's error comes first, even when the
+  // input cannot be read at all.
+  auto early = RunCli({"restore", dir.path() + "/no-such-cluster", "--latest", "-o", dir.path() + "/full"});
+  EXPECT_EQ(early.code, 2) << early.err;
+  EXPECT_NE(early.err.find("exists and is not an empty directory"), std::string::npos) << early.err;
+  std::ofstream(dir.path() + "/file") << "x";
+  auto no_parent = RunCli({"restore", dir.path() + "/no-such-cluster", "--latest", "-o", dir.path() + "/file/a/out"});
+  EXPECT_EQ(no_parent.code, 3) << no_parent.err;
+  EXPECT_NE(no_parent.err.find("cannot create output"), std::string::npos) << no_parent.err;
+  // "OUT/" is OUT.
+  EXPECT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/full/"}).code, 2);
   EXPECT_EQ(RunCli({"restore", c, "--latest"}).code, 2);                 // no -o
   EXPECT_EQ(RunCli({"restore", c, "-o", dir.path() + "/x"}).code, 2);    // no cut chosen
   EXPECT_EQ(RunCli({"restore", c, "--increment", "99", "-o", dir.path() + "/x"}).code, 1);
@@ -144,10 +159,11 @@ TEST(Restore, RefusesANonEmptyOutputAndAnInconsistentCut) {
       break;
     }
   }
-  auto r = RunCli({"restore", c, "--latest", "-o", dir.path() + "/y"});
+  // (Its output's missing parents, made when the writing began, go with it.)
+  auto r = RunCli({"restore", c, "--latest", "-o", dir.path() + "/new/y"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("node-1/snapshots/base"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(dir.path() + "/y"));
+  EXPECT_FALSE(fs::exists(dir.path() + "/new"));
 }
 
 TEST(Restore, DryRunWritesNothing) {

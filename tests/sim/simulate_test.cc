@@ -244,6 +244,15 @@ TEST(SimulateCli, RefusesANonEmptyOutputDirectory) {
   EXPECT_TRUE(fs::exists(dir.path() + "/keep"));
 }
 
+TEST(SimulateCli, MakesMissingParentsAndTakesATrailingSlash) {
+  TempDir dir;
+  auto r = testing_support::RunCli({"simulate", "-q", "-o", dir.path() + "/a/b/c/", "--txs", "10"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir.path() + "/a/b/c/cluster.json"));
+  EXPECT_FALSE(fs::exists(dir.path() + "/a/b/c.partial"));
+  EXPECT_FALSE(fs::exists(dir.path() + "/a/b/c/.partial"));
+}
+
 TEST(SimulateCli, JsonSummaryCountsEveryClassificationPath) {
   TempDir dir;
   auto r = testing_support::RunCli({"simulate", "-o", dir.path() + "/c", "--json", "--txs", "4000",
