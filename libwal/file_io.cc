@@ -21,6 +21,30 @@ Status Errno(const char* what, const std::string& path) {
 
 }  // namespace
 
+Result<std::string> ReadFilePrefix(const std::string& path, size_t n) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(fmt::format("\"{}\" does not exist", path));
+    return Errno("open", path);
+  }
+  std::string out(n, '\0');
+  size_t done = 0;
+  while (done < n) {
+    ssize_t got = ::read(fd, out.data() + done, n - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      Status s = Errno("read", path);
+      ::close(fd);
+      return s;
+    }
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  out.resize(done);
+  return out;
+}
+
 Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

@@ -17,6 +17,10 @@ namespace wal {
 // regular file.
 Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes);
 
+// At most the first `n` bytes of `path` (fewer when it is shorter): a look at what a
+// file is. Errors as ReadFileToString's.
+Result<std::string> ReadFilePrefix(const std::string& path, size_t n);
+
 // Writes `bytes` to `path` through `path`.tmp and rename, so `path` is either absent,
 // its old self, or complete; with `sync` (the default) the file and the directory are
 // fsynced too, so that this holds across a crash.

@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "libcut/summary_binary.h"
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/cut_sources.h"
@@ -58,6 +59,32 @@ int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
+}
+
+// An output file this command replaces (--summary, its .resume, --svg) must be one it
+// wrote before, or empty: a path mistyped onto another file is refused, not clobbered.
+// Looked at before any WAL is read.
+bool Replaceable(const std::string& path, const char* what, bool (*ours)(std::string_view head), Output& output) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return true;  // a new file (or a path the write will report)
+  if (S_ISREG(st.st_mode) && st.st_size == 0) return true;
+  if (S_ISREG(st.st_mode)) {
+    auto head = wal::ReadFilePrefix(path, 512);
+    if (head.ok() && ours(*head)) return true;
+  }
+  output.Error("\"{}\" exists and is not {}: not replaced (remove it, or choose another file)", path, what);
+  return false;
+}
+
+bool LooksLikeSummary(std::string_view head) {
+  return cut::binary_summary::LooksBinary(head) || head.find("\"kind\":\"walcut-node-summary\"") != std::string_view::npos;
+}
+bool LooksLikeResumeState(std::string_view head) {
+  return head.substr(0, sizeof cut::binary_summary::kStateMagic) ==
+         std::string_view(cut::binary_summary::kStateMagic, sizeof cut::binary_summary::kStateMagic);
+}
+bool LooksLikeSvg(std::string_view head) {
+  return head.starts_with("<?xml") && head.find("<svg") != std::string_view::npos;
 }
 
 // The state FILE.resume holds for FILE, and FILE's bytes; or why FILE is to be written
@@ -300,6 +327,13 @@ int RunCuts(const CutsOptions& o, Output& output) {
   int code = kExitOk;
   cut::ClusterReport report;
   Listing listing;
+  if (!o.summary_out.empty()) {
+    if (!Replaceable(o.summary_out, "a node summary", LooksLikeSummary, output)) return kExitUsage;
+    if (o.append && !Replaceable(o.summary_out + ".resume", "a summary's resume state", LooksLikeResumeState, output)) {
+      return kExitUsage;
+    }
+  }
+  if (!o.svg_out.empty() && !Replaceable(o.svg_out, "an SVG picture", LooksLikeSvg, output)) return kExitUsage;
   if (!o.summary_out.empty() && o.append) return AppendSummary(o, output);
   if (o.summary_out.empty() && o.svg_out.empty()) {
     // Listing only: cut by cut, in bounded memory, each record counted on the way.

@@ -505,6 +505,38 @@ TEST_F(AppendCli, AStateThatDoesNotFitIsNotUsedAndTheSummaryIsWrittenWhole) {
   EXPECT_EQ(Slurp(file_), Whole());
 }
 
+// An output path mistyped onto a file that is not one walcut writes there is refused
+// before any WAL is read, and the file kept; an empty file, or walcut's own, is replaced.
+TEST_F(AppendCli, AFileThatIsNotWalcutsIsNotReplaced) {
+  Grow(files_.size());
+  const std::string notes = dir_.path() + "/notes.txt";
+  std::ofstream(notes) << "mine\n";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"cuts", live_, "-q", "--summary", notes},
+        std::vector<std::string>{"cuts", dir_.path() + "/no-such-node", "-q", "--summary", notes},
+        std::vector<std::string>{"cuts", dir_.path() + "/c", "-q", "--svg", notes}}) {
+    auto r = RunCli(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("\"" + notes + "\" exists and is not"), std::string::npos) << r.err;
+    EXPECT_EQ(Slurp(notes), "mine\n");
+  }
+  // A resume state that is not one, beside a summary.
+  ASSERT_EQ(RunCli({"cuts", live_, "-q", "--summary", file_, "--append"}).code, 0);
+  std::ofstream(file_ + ".resume", std::ios::trunc) << "mine\n";
+  auto r = RunCli({"cuts", live_, "-q", "--summary", file_, "--append"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is not a summary's resume state"), std::string::npos) << r.err;
+  EXPECT_EQ(Slurp(file_ + ".resume"), "mine\n");
+  // Empty, or walcut's (either format, and a picture), it is replaced.
+  std::ofstream(notes, std::ios::trunc).close();
+  EXPECT_EQ(RunCli({"cuts", live_, "-q", "--summary", notes, "--summary-format", "json"}).code, 0);
+  EXPECT_EQ(RunCli({"cuts", live_, "-q", "--summary", notes}).code, 0);
+  EXPECT_EQ(Slurp(notes), Whole());
+  const std::string svg = dir_.path() + "/t.svg";
+  EXPECT_EQ(RunCli({"cuts", dir_.path() + "/c", "-q", "--svg", svg}).code, 0);
+  EXPECT_EQ(RunCli({"cuts", dir_.path() + "/c", "-q", "--svg", svg}).code, 0);
+}
+
 TEST(AppendCliUsage, AppendNeedsSummary) {
   auto r = RunCli({"cuts", "x", "--append"});
   EXPECT_EQ(r.code, 2);
