@@ -94,14 +94,44 @@ class ReplayCounter {
   std::map<std::string, uint64_t> done_;
 };
 
-// Every --node names a node of the directory that takes part in the chosen cut.
-bool CheckNodes(const RestoreOptions& o, const std::vector<cut::NodeIndex>& indexes, const cut::CutReport& chosen,
-                Output& output) {
+// Every --node names a node of the directory; every --cache a cache of its cluster file,
+// and every --partition a partition of the caches restored (Ignite's caches are known only
+// once replayed). Checked before any WAL is read.
+bool CheckSubset(const RestoreOptions& o, const WalInputs& inputs, Output& output) {
   for (const auto& want : o.nodes) {
-    if (std::none_of(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& n) { return n.node == want; })) {
+    if (std::none_of(inputs.nodes.begin(), inputs.nodes.end(), [&](const WalInput& n) { return n.node == want; })) {
       output.Error("no node \"{}\" in \"{}\"", want, o.dir);
       return false;
     }
+  }
+  if (!inputs.cluster) return true;
+  const cut::ClusterInfo& cluster = *inputs.cluster;
+  uint32_t most = 0;
+  for (uint32_t id : o.caches) {
+    if (std::none_of(cluster.caches.begin(), cluster.caches.end(), [&](const cut::CacheInfo& c) { return c.id == id; })) {
+      std::string have;
+      for (const auto& c : cluster.caches) have += (have.empty() ? "" : ", ") + std::to_string(c.id);
+      output.Error("--cache: no cache {} in \"{}\" (its caches: {})", id, o.dir, have);
+      return false;
+    }
+  }
+  for (const auto& c : cluster.caches) {
+    if (o.caches.empty() || std::find(o.caches.begin(), o.caches.end(), c.id) != o.caches.end()) {
+      most = std::max(most, c.partitions);
+    }
+  }
+  for (uint32_t p : o.partitions) {
+    if (p >= most) {
+      output.Error("--partition: {} is not a partition of the caches restored (they have {})", p, most);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Every --node takes part in the chosen cut.
+bool CheckNodes(const RestoreOptions& o, const cut::CutReport& chosen, Output& output) {
+  for (const auto& want : o.nodes) {
     if (std::none_of(chosen.nodes.begin(), chosen.nodes.end(), [&](const cut::CutNodeRow& r) { return r.node == want; })) {
       output.Error("--node {}: it takes no part in cut {} (it does not hold its base snapshot \"{}\")", want,
                    chosen.id.ToString(), chosen.base);
@@ -242,6 +272,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   std::map<std::string, wal::WalLocation> ignite_wals;
   std::vector<std::string> binary_meta_dirs;
   if (auto resolved = ResolveWalInputs({o.dir}); resolved.ok()) {
+    if (!CheckSubset(o, *resolved, output)) return kExitUsage;
     for (const auto& in : resolved->nodes) {
       if (!IsIgniteInput(in)) continue;
       if (in.wal_dir.empty()) {
@@ -283,34 +314,10 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   uint64_t latest_ts = 0;
   for (const auto& n : indexes) latest_ts = std::max(latest_ts, n.last_ts);
   if (!ChooseCut(o, report, latest_ts, output, &chosen, &code)) return code;
-  if (!CheckNodes(o, indexes, report.cuts[chosen], output)) return kExitUsage;
+  if (!CheckNodes(o, report.cuts[chosen], output)) return kExitUsage;
   if (!cluster && ignite_wals.empty()) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;
-  }
-  // --cache and --partition name what the cluster file has (Ignite's caches are known
-  // only once replayed).
-  if (cluster) {
-    uint32_t most = 0;
-    for (uint32_t id : o.caches) {
-      if (std::none_of(cluster->caches.begin(), cluster->caches.end(), [&](const cut::CacheInfo& c) { return c.id == id; })) {
-        std::string have;
-        for (const auto& c : cluster->caches) have += (have.empty() ? "" : ", ") + std::to_string(c.id);
-        output.Error("--cache: no cache {} in \"{}\" (its caches: {})", id, o.dir, have);
-        return kExitUsage;
-      }
-    }
-    for (const auto& c : cluster->caches) {
-      if (o.caches.empty() || std::find(o.caches.begin(), o.caches.end(), c.id) != o.caches.end()) {
-        most = std::max(most, c.partitions);
-      }
-    }
-    for (uint32_t p : o.partitions) {
-      if (p >= most) {
-        output.Error("--partition: {} is not a partition of the caches restored (they have {})", p, most);
-        return kExitUsage;
-      }
-    }
   }
   auto plan = ignite_wals.empty() ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
                                   : recovery::PlanIgniteRestore(ignite_wals, indexes, report, chosen, o.nodes);

@@ -76,6 +76,20 @@ TEST(PartialRestore, TheCopiesRestoredAreThoseOfAWholeRestoreAndVerifyHoldsTheSu
   EXPECT_EQ(RunCli({"restore", "--latest", "--dry-run", "--cache", "99", c}).code, 2);
   EXPECT_EQ(RunCli({"restore", "--latest", "--dry-run", "--partition", "16", c}).code, 2);
   EXPECT_EQ(RunCli({"restore", "--latest", "--dry-run", "--partition", "x", c}).code, 2);
+  // And is checked before any WAL is read: with a node's WAL gone (which makes every cut
+  // unverifiable, exit 1, once read), a subset that does not exist is still the error.
+  fs::rename(c + "/node-0/wal", c + "/node-0/wal.away");
+  for (const std::vector<std::string>& subset :
+       {std::vector<std::string>{"--cache", "99"}, {"--partition", "16"}, {"--node", "node-9"}}) {
+    std::vector<std::string> args = {"restore", "--latest", "-o", dir.path() + "/none", c};
+    args.insert(args.end(), subset.begin(), subset.end());
+    auto early = RunCli(args);
+    EXPECT_EQ(early.code, 2) << subset[0] << ": " << early.err;
+    EXPECT_NE(early.err.find(subset[0] == "--node" ? "no node \"node-9\"" : subset[0] + ":"), std::string::npos)
+        << early.err;
+  }
+  EXPECT_EQ(RunCli({"restore", "--latest", "-o", dir.path() + "/none", c}).code, 1);
+  EXPECT_FALSE(fs::exists(dir.path() + "/none"));
 }
 
 }  // namespace
