@@ -25,12 +25,62 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct OwnedEntry {
+// A write waiting for its transaction's final record: its key and value are bytes of
+// its list's arena (the record they were read from is given back as the reading moves on).
+struct HeldEntry {
   uint32_t cache = 0;
   uint32_t partition = 0;
   uint64_t counter = 0;
   bool remove = false;
-  std::string key, value;
+  uint32_t key_len = 0;
+  uint32_t value_len = 0;
+  size_t at = 0;  // the key's first byte in the arena; the value follows it
+};
+
+// One transaction's held writes.
+struct HeldList {
+  std::vector<HeldEntry> entries;
+  std::string bytes;
+  void clear() {
+    entries.clear();
+    bytes.clear();
+  }
+  // Appends a write of walcut's WAL.
+  void Add(uint32_t cache, uint32_t partition, uint64_t counter, bool remove, std::string_view key,
+           std::string_view value) {
+    HeldEntry e{cache, partition, counter, remove, static_cast<uint32_t>(key.size()),
+                static_cast<uint32_t>(value.size()), bytes.size()};
+    bytes.append(key);
+    bytes.append(value);
+    entries.push_back(e);
+  }
+  // Appends a write of Ignite's: its key and value as a partition file holds cache
+  // objects, each its type byte and then its bytes (two objects of one key's bytes but
+  // different types are different keys); a removal or a null value has no value.
+  void AddIgnite(uint32_t cache, uint32_t partition, uint64_t counter, bool remove, int8_t key_type,
+                 std::string_view key, const int8_t* value_type, std::string_view value) {
+    HeldEntry e{cache, partition, counter, remove, static_cast<uint32_t>(1 + key.size()), 0, bytes.size()};
+    bytes.push_back(static_cast<char>(key_type));
+    bytes.append(key);
+    if (value_type != nullptr) {
+      e.value_len = static_cast<uint32_t>(1 + value.size());
+      bytes.push_back(static_cast<char>(*value_type));
+      bytes.append(value);
+    }
+    entries.push_back(e);
+  }
+  std::string_view Key(const HeldEntry& e) const { return {bytes.data() + e.at, e.key_len}; }
+  std::string_view Value(const HeldEntry& e) const { return {bytes.data() + e.at + e.key_len, e.value_len}; }
+};
+
+// A copy's keys are found by the bytes of a held write, with no string made to look.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view k) const { return std::hash<std::string_view>{}(k); }
+};
+struct KeyEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
 };
 
 // A key's latest write on a copy. A DELETE stays as a tombstone, with its counter, until
@@ -49,22 +99,12 @@ struct Copy {
   // The counters of the writes replayed, from the base's: fed as each is applied, so
   // that what is kept is the ranges still open, not a counter per write.
   CounterTracker counters;
-  std::unordered_map<std::string, Value> data;
+  std::unordered_map<std::string, Value, KeyHash, KeyEqual> data;
 };
 
 // Ignite's GridCacheOperation ordinals of entries that change nothing.
 constexpr uint8_t kIgniteRead = 0;
 constexpr uint8_t kIgniteNoop = 6;
-
-// An Ignite cache object as a partition file holds it: its type byte, then its bytes
-// (two objects of one key's bytes but different types are different keys).
-std::string IgniteObject(int8_t type, std::string_view bytes) {
-  std::string out;
-  out.reserve(1 + bytes.size());
-  out.push_back(static_cast<char>(type));
-  out.append(bytes);
-  return out;
-}
 
 // Ignite's record types that hold cache writes other than DATA_RECORD_V2's: a replay
 // that skipped one would restore less than the WAL holds.
@@ -147,7 +187,7 @@ class Copies {
 // backup may log two transactions on one key in either order). A copy this node did
 // not hold in the base is not written, unless `create` (there is no base: Ignite's WAL,
 // replayed from its first record, where a node's copies are those it wrote).
-void Apply(OwnedEntry& e, Copies& copies, bool create, NodeResult* out) {
+void Apply(const HeldEntry& e, const HeldList& list, Copies& copies, bool create, NodeResult* out) {
   Copy* c = copies.Find(PackedCopyKey(e.cache, e.partition));
   if (c == nullptr) {
     if (!create) return;
@@ -157,14 +197,22 @@ void Apply(OwnedEntry& e, Copies& copies, bool create, NodeResult* out) {
   ++out->entries;
   if (e.counter > copy.base_counter) (void)copy.counters.Update(e.counter - 1, 1);
   copy.highest = std::max(copy.highest, e.counter);
-  auto d = copy.data.find(e.key);
-  if (d != copy.data.end() && d->second.counter >= e.counter) return;
-  Value v{e.remove ? std::string() : std::move(e.value), e.counter, e.remove};
-  if (d != copy.data.end()) {
-    d->second = std::move(v);
-  } else {
-    copy.data.emplace(std::move(e.key), std::move(v));
+  const std::string_view key = list.Key(e);
+  const std::string_view value = e.remove ? std::string_view() : list.Value(e);
+  auto d = copy.data.find(key);
+  if (d == copy.data.end()) {
+    copy.data.emplace(std::string(key), Value{std::string(value), e.counter, e.remove});
+    return;
   }
+  if (d->second.counter >= e.counter) return;
+  d->second.bytes.assign(value);  // in the string's own buffer when it fits
+  d->second.counter = e.counter;
+  d->second.deleted = e.remove;
+}
+
+// Each write of `list` in turn.
+void ApplyAll(const HeldList& list, Copies& copies, bool create, NodeResult* out) {
+  for (const HeldEntry& e : list.entries) Apply(e, list, copies, create, out);
 }
 
 }  // namespace
@@ -363,7 +411,7 @@ class NodeReplay {
     uint32_t list = 0;  // in lists_
   };
   cut::FlatTable<Pending, cut::ByTxId<Pending>> pending_;
-  std::vector<std::vector<OwnedEntry>> lists_;
+  std::vector<HeldList> lists_;
   std::vector<uint32_t> free_lists_;
   // The list of the transaction written last (a DATA record holds one transaction's
   // writes, often several): found once per run of them.
@@ -453,7 +501,7 @@ void NodeReplay::AtFinish() {
   pending_.ForEach([&](const Pending& p) {
     if (SideOf(p.xid, placer_.Place(p.xid, plan_.finish)) != cut::Side::kBefore) return;
     ++out_.txs_applied;
-    for (auto& e : lists_[p.list]) Apply(e, copies_, plan_.ignite, &out_);
+    ApplyAll(lists_[p.list], copies_, plan_.ignite, &out_);
     lists_[p.list].clear();
   });
 }
@@ -490,10 +538,9 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
       }
       last_list_ = p->list;
     }
-    std::vector<OwnedEntry>& list = lists_[last_list_];
+    HeldList& list = lists_[last_list_];
     if (!plan_.ignite) {
-      list.push_back({e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, std::string(e.key),
-                      std::string(e.value)});
+      list.Add(e.cache_id, e.partition, e.counter, e.op == wal::EntryOp::kDelete, e.key, e.value);
       continue;
     }
     // Ignite: a READ or NOOP entry changes nothing; TRANSFORM and RELOAD carry what
@@ -506,8 +553,9 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
                                                    wal::EntryOpName(e.op)));
     }
     const bool remove = e.op == wal::EntryOp::kDelete;
-    list.push_back({e.cache_id, e.partition, e.counter, remove, IgniteObject(e.key_type, e.key),
-                    remove || e.value_null ? std::string() : IgniteObject(e.value_type, e.value)});
+    const bool valued = !remove && !e.value_null;
+    list.AddIgnite(e.cache_id, e.partition, e.counter, remove, e.key_type, e.key, valued ? &e.value_type : nullptr,
+                   e.value);
   }
   return wal::Status::Ok();
 }
@@ -555,7 +603,7 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
   } else {
     ++out_.txs_applied;
     if (list != kNoList) {
-      for (auto& e : lists_[list]) Apply(e, copies_, plan_.ignite, &out_);
+      ApplyAll(lists_[list], copies_, plan_.ignite, &out_);
     }
   }
   if (list != kNoList) {
