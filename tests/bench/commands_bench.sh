@@ -8,7 +8,10 @@
 #   tests/bench/commands_bench.sh [BUILD_DIR] [TXS]
 #
 # Clusters: 8 nodes, 256 partitions, 2 backups, simulated once into BENCH_DIR (default
-# BUILD_DIR/bench-data).
+# BUILD_DIR/bench-data). Restores write under BENCH_OUT (default: a temporary folder in
+# TMPDIR): making ~800 files costs what the file system makes it cost (an ext4 without a
+# journal skips inodes freed in the last minutes one by one), so a tmpfs there shows the
+# restore's own work; the file system is printed with the table.
 set -euo pipefail
 build=${1:-build/release}
 txs=${2:-300000}
@@ -18,8 +21,13 @@ walcut=$build/tools/walcut
 data=${BENCH_DIR:-$build/bench-data}
 mkdir -p "$data"
 scratch=$(mktemp -d)
+outroot=$scratch
+if [ -n "${BENCH_OUT:-}" ]; then
+  mkdir -p "$BENCH_OUT"
+  outroot=$(mktemp -d "$BENCH_OUT/walcut-bench.XXXXXX")
+fi
 outputs=0
-trap 'rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch" "$outroot"' EXIT
 
 make_cluster() {  # make_cluster DIR TXS
   [ -f "$1/cluster.json" ] && return
@@ -51,8 +59,8 @@ bench() {  # bench DIR: one line per command: name, best seconds, peak RSS (KiB)
         # A new output each run, all removed at exit: a file system that has just removed
         # hundreds of files makes the next ones slower to create (ext4 skips inodes freed
         # moments ago), which a restore into a new folder does not meet.
-        "restore --jobs 1") outputs=$((outputs + 1)); cmd=(restore -q --latest --jobs 1 "$dir" -o "$scratch/r$outputs") ;;
-        "restore --jobs 2") outputs=$((outputs + 1)); cmd=(restore -q --latest --jobs 2 "$dir" -o "$scratch/r$outputs") ;;
+        "restore --jobs 1") outputs=$((outputs + 1)); cmd=(restore -q --latest --jobs 1 "$dir" -o "$outroot/r$outputs") ;;
+        "restore --jobs 2") outputs=$((outputs + 1)); cmd=(restore -q --latest --jobs 2 "$dir" -o "$outroot/r$outputs") ;;
       esac
       local t0 t1 t
       t0=$(date +%s.%N)
@@ -78,6 +86,7 @@ bench "$small" >"$scratch/small"
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
 echo "build:   $build ($("$walcut" --version | head -n 1)); best of $rounds rounds"
+echo "restores written under $outroot ($(df -T "$outroot" | awk 'NR == 2 { print $2 }'))"
 python3 - "$big" "$small" "$scratch/big" "$scratch/small" "$txs" <<'PY'
 import glob, os, sys
 big, small, rbig, rsmall, txs = sys.argv[1:6]
