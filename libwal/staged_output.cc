@@ -48,17 +48,20 @@ Status StagedOutput::Check(const std::string& out_arg) {
     return Status::InvalidArgument(
         fmt::format("\"{}\" exists and is not an unfinished output of walcut's: move it away first", stage));
   }
-  // Missing parents are made (Begin): the nearest one that exists must be a directory
-  // that can be written in.
-  fs::path parent = fs::path(out).parent_path();
+  // Missing parents are made (Begin).
+  return CanMakeDirectory(out);
+}
+
+Status CanMakeDirectory(const std::string& dir) {
+  std::error_code ec;
+  fs::path parent = fs::path(WithoutTrailingSlash(dir)).parent_path();
   while (!parent.empty() && !fs::exists(fs::symlink_status(parent, ec))) parent = parent.parent_path();
   const fs::path at = parent.empty() ? fs::path(".") : parent;
   if (!fs::is_directory(at, ec)) {
-    return Status::IoError(fmt::format("cannot create output \"{}\": \"{}\" is not a directory", out, at.string()));
+    return Status::IoError(fmt::format("cannot create \"{}\": \"{}\" is not a directory", dir, at.string()));
   }
   if (::access(at.c_str(), W_OK | X_OK) != 0) {
-    return Status::IoError(
-        fmt::format("cannot create output \"{}\" in \"{}\": {}", out, at.string(), strerror(errno)));
+    return Status::IoError(fmt::format("cannot create \"{}\" in \"{}\": {}", dir, at.string(), strerror(errno)));
   }
   return Status::Ok();
 }

@@ -20,6 +20,11 @@ inline constexpr const char* kIncompleteMarker = ".walcut-incomplete";
 // Whether `dir` holds the marker of an unfinished output.
 bool IsUnfinishedOutput(const std::string& dir);
 
+// Whether directory `dir` (which does not exist) can be made with its missing parents:
+// the nearest of them that exists is a directory this process may write in. kIoError
+// naming it when not. Nothing is changed.
+Status CanMakeDirectory(const std::string& dir);
+
 class StagedOutput {
  public:
   // kAlreadyExists for an OUT that exists and is neither an empty directory nor an

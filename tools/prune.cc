@@ -12,6 +12,7 @@
 #include <map>
 
 #include "libwal/file_io.h"
+#include "libwal/staged_output.h"
 #include "tools/crash_hook.h"
 #include "tools/cut_sources.h"
 #include "tools/increments.h"
@@ -329,6 +330,23 @@ int RunPrune(const PruneOptions& o, Output& output) {
     output.Error("prune --apply: Apache Ignite's WAL archive is Ignite's to remove (walcut never writes into it); "
                  "without --apply, prune reports the archive files no kept increment needs");
     return kExitUsage;
+  }
+  // A --move-to that could not be made or written in fails now, not after every WAL is read.
+  if (o.apply && !o.move_to.empty()) {
+    std::error_code ec;
+    const auto st = fs::status(o.move_to, ec);
+    wal::Status s = wal::Status::Ok();
+    if (fs::exists(st) && !fs::is_directory(st)) {
+      s = wal::Status::IoError(fmt::format("\"{}\" is not a directory", o.move_to));
+    } else if (fs::exists(st) && ::access(o.move_to.c_str(), W_OK | X_OK) != 0) {
+      s = wal::Status::IoError(fmt::format("cannot write in \"{}\": {}", o.move_to, std::strerror(errno)));
+    } else if (!fs::exists(st)) {
+      s = wal::CanMakeDirectory(o.move_to);
+    }
+    if (!s.ok()) {
+      output.Error("--move-to: {}", s.message());
+      return kExitUnreadable;
+    }
   }
   WalCheck how;
   how.progress = "finding the cuts";

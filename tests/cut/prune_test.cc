@@ -222,6 +222,27 @@ TEST_F(Prune, MovesWithoutOverwritingAndAgainIsANoOp) {
   EXPECT_EQ(Json({"prune", "--json", "--keep-increments", "2", "--apply", "--move-to", moved, c_})["files"], 0);
 }
 
+// A --move-to that cannot be made (a file on its way) or is a file fails before any WAL
+// is read: with a node's WAL gone, which the reading would report (exit 1), it is still the
+// error, and nothing is removed.
+TEST_F(Prune, AMoveToThatCannotBeMadeFailsBeforeAnyWalIsRead) {
+  const auto before = Files(c_);
+  { std::ofstream(dir_.path() + "/file") << "x"; }
+  for (const std::string& to : {dir_.path() + "/file/moved", dir_.path() + "/file"}) {
+    auto r = RunCli({"prune", "-q", "--apply", "--keep-increments", "2", "--move-to", to, c_});
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("--move-to: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(Files(c_), before);
+  fs::rename(c_ + "/node-1/wal", c_ + "/node-1/wal.away");
+  auto r = RunCli({"prune", "-q", "--apply", "--keep-increments", "2", "--move-to", dir_.path() + "/file/m", c_});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--move-to: "), std::string::npos) << r.err;
+  EXPECT_NE(RunCli({"prune", "-q", "--apply", "--keep-increments", "2", "--move-to", dir_.path() + "/m", c_}).code, 0);
+  EXPECT_FALSE(fs::exists(dir_.path() + "/m"));
+}
+
 // --move-to whose node folder is a link to the node's own WAL folder: every file "already
 // there" is the file itself; refused, nothing removed.
 TEST_F(Prune, MovingIntoTheWalsOwnFolderIsRefusedAndRemovesNothing) {
