@@ -76,12 +76,12 @@ Status StagedOutput::MakeParents() {
     missing.push_back(p);
   }
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (!fs::create_directory(*it, ec) || ec) {
-      return Status::IoError(fmt::format("cannot create \"{}\": {}", it->string(), ec ? ec.message() : "it exists"));
-    }
-    made_.push_back(it->string());
+    const bool made = fs::create_directory(*it, ec);
+    if (ec) return Status::IoError(fmt::format("cannot create \"{}\": {}", it->string(), ec.message()));
+    if (made) made_.push_back(it->string());  // (not made: "a/.." once "a" is, say)
   }
-  if (!made_.empty()) WAL_RETURN_IF_ERROR(SyncDirectory(ParentOf(made_.front())));
+  // Each made folder's entry, in the folder that holds it, survives a crash.
+  for (const auto& d : made_) WAL_RETURN_IF_ERROR(SyncDirectory(ParentOf(d)));
   return Status::Ok();
 }
 

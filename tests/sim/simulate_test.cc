@@ -251,6 +251,9 @@ TEST(SimulateCli, MakesMissingParentsAndTakesATrailingSlash) {
   EXPECT_TRUE(fs::exists(dir.path() + "/a/b/c/cluster.json"));
   EXPECT_FALSE(fs::exists(dir.path() + "/a/b/c.partial"));
   EXPECT_FALSE(fs::exists(dir.path() + "/a/b/c/.partial"));
+  // As mkdir -p takes it: "x/../y" makes x, then y beside it.
+  ASSERT_EQ(testing_support::RunCli({"simulate", "-q", "-o", dir.path() + "/x/../y", "--txs", "10"}).code, 0);
+  EXPECT_TRUE(fs::exists(dir.path() + "/y/cluster.json"));
 }
 
 TEST(SimulateCli, JsonSummaryCountsEveryClassificationPath) {
