@@ -41,10 +41,17 @@ struct HeldEntry {
 struct HeldList {
   std::vector<HeldEntry> entries;
   std::string bytes;
+  // Emptied for the next transaction; a large one's bytes are given back rather than
+  // kept in the pool for the rest of the replay.
   void clear() {
     entries.clear();
-    bytes.clear();
+    if (bytes.capacity() > kKeep) {
+      std::string().swap(bytes);
+    } else {
+      bytes.clear();
+    }
   }
+  static constexpr size_t kKeep = 1 << 20;
   // Appends a write of walcut's WAL.
   void Add(uint32_t cache, uint32_t partition, uint64_t counter, bool remove, std::string_view key,
            std::string_view value) {
