@@ -22,6 +22,9 @@
 #include "libwal/format.h"
 
 namespace cut {
+
+// The JSON summary's "kind".
+constexpr std::string_view kSummaryKind = "walcut-node-summary";
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -38,7 +41,7 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
   if (format == SummaryFormat::kBinary) return binary_summary::Encode(n);
   Json j;
   j["schema"] = 1;
-  j["kind"] = "walcut-node-summary";
+  j["kind"] = kSummaryKind;
   j["node"] = n.node;
   j["node_id"] = n.node_id.ToString();
   j["order"] = n.order;
@@ -168,7 +171,7 @@ CutOnNode ParseCut(const JsonObject& o) {
 
 NodeIndex ParseSummary(const nlohmann::json& doc) {
   JsonObject j(doc, "");
-  if (j.String("kind", 64) != "walcut-node-summary" || j.Uint("schema") != 1) {
+  if (j.String("kind", 64) != kSummaryKind || j.Uint("schema") != 1) {
     throw JsonFieldError("not a walcut node summary (schema 1)");
   }
   NodeIndex n;
@@ -206,6 +209,15 @@ NodeIndex ParseSummary(const nlohmann::json& doc) {
 }  // namespace
 
 bool IsBinarySummary(std::string_view bytes) { return binary_summary::LooksBinary(bytes); }
+
+bool LooksLikeSummary(std::string_view head) {
+  // EncodeSummary's JSON begins {"schema":1,"kind":...
+  return IsBinarySummary(head) || head.find(fmt::format("\"kind\":\"{}\"", kSummaryKind)) != std::string_view::npos;
+}
+
+bool LooksLikeResumeState(std::string_view head) {
+  return head.starts_with(std::string_view(binary_summary::kStateMagic, sizeof binary_summary::kStateMagic));
+}
 
 wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin) {
   if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin);

@@ -28,6 +28,10 @@ enum class SummaryFormat { kBinary, kJson };
 std::string EncodeSummary(const NodeIndex& index, SummaryFormat format = SummaryFormat::kBinary);
 // Whether `bytes` begin as a binary summary does.
 bool IsBinarySummary(std::string_view bytes);
+// Whether the first bytes of a file (a few hundred) are those of a summary in either
+// encoding, or of a resume state: a look, not a reading.
+bool LooksLikeSummary(std::string_view head);
+bool LooksLikeResumeState(std::string_view head);
 // Either encoding, whole.
 wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin);
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -19,33 +20,9 @@ Status Errno(const char* what, const std::string& path) {
   return Status::IoError(fmt::format("cannot {} \"{}\": {}", what, path, strerror(errno)));
 }
 
-}  // namespace
-
-Result<std::string> ReadFilePrefix(const std::string& path, size_t n) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return Status::NotFound(fmt::format("\"{}\" does not exist", path));
-    return Errno("open", path);
-  }
-  std::string out(n, '\0');
-  size_t done = 0;
-  while (done < n) {
-    ssize_t got = ::read(fd, out.data() + done, n - done);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      Status s = Errno("read", path);
-      ::close(fd);
-      return s;
-    }
-    if (got == 0) break;
-    done += static_cast<size_t>(got);
-  }
-  ::close(fd);
-  out.resize(done);
-  return out;
-}
-
-Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes) {
+// The bytes of the regular file `path`, at most `limit`: a larger file is refused when
+// `whole`, else read up to the limit.
+Result<std::string> ReadRegularFile(const std::string& path, uint64_t limit, bool whole) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound(fmt::format("\"{}\" does not exist", path));
@@ -61,19 +38,19 @@ Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes
     ::close(fd);
     return Status::InvalidArgument(fmt::format("\"{}\" is not a regular file", path));
   }
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+  if (whole && static_cast<uint64_t>(st.st_size) > limit) {
     ::close(fd);
     return Status::InvalidArgument(
-        fmt::format("\"{}\" is {} bytes, more than the {} this file may have", path, st.st_size, max_bytes));
+        fmt::format("\"{}\" is {} bytes, more than the {} this file may have", path, st.st_size, limit));
   }
   std::string out;
-  out.resize(static_cast<size_t>(st.st_size));
+  out.resize(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), limit)));
   size_t done = 0;
   for (;;) {
     if (done == out.size()) {
       // The file may have grown since fstat: read on, within the limit.
-      if (out.size() >= max_bytes) break;
-      out.resize(std::min<uint64_t>(max_bytes, out.size() + 4096));
+      if (out.size() >= limit) break;
+      out.resize(std::min<uint64_t>(limit, out.size() + 4096));
     }
     ssize_t n = ::read(fd, out.data() + done, out.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -88,6 +65,16 @@ Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes
   ::close(fd);
   out.resize(done);
   return out;
+}
+
+}  // namespace
+
+Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes) {
+  return ReadRegularFile(path, max_bytes, /*whole=*/true);
+}
+
+Result<std::string> ReadFilePrefix(const std::string& path, size_t n) {
+  return ReadRegularFile(path, n, /*whole=*/false);
 }
 
 std::string ParentOf(const std::string& path) {

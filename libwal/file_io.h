@@ -17,8 +17,8 @@ namespace wal {
 // regular file.
 Result<std::string> ReadFileToString(const std::string& path, uint64_t max_bytes);
 
-// At most the first `n` bytes of `path` (fewer when it is shorter): a look at what a
-// file is. Errors as ReadFileToString's.
+// At most the first `n` bytes of the regular file `path` (fewer when it is shorter): a
+// look at what a file is. Errors as ReadFileToString's, but a larger file is no error.
 Result<std::string> ReadFilePrefix(const std::string& path, size_t n);
 
 // Writes `bytes` to `path` through `path`.tmp and rename, so `path` is either absent,

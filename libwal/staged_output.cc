@@ -37,31 +37,29 @@ Status StagedOutput::Check(const std::string& out_arg) {
     if (!fs::is_empty(out, ec) && !IsUnfinishedOutput(out)) {
       return Status::AlreadyExists(fmt::format("output \"{}\" exists and is not an empty directory", out));
     }
-    if (::access(out.c_str(), W_OK | X_OK) != 0) {
-      return Status::IoError(fmt::format("cannot write into output \"{}\": {}", out, strerror(errno)));
+  } else {
+    const std::string stage = out + ".partial";
+    const fs::file_status partial = fs::symlink_status(stage, ec);
+    if (fs::exists(partial) && (!fs::is_directory(partial) || !IsUnfinishedOutput(stage))) {
+      return Status::InvalidArgument(
+          fmt::format("\"{}\" exists and is not an unfinished output of walcut's: move it away first", stage));
     }
-    return Status::Ok();
   }
-  const std::string stage = out + ".partial";
-  const fs::file_status partial = fs::symlink_status(stage, ec);
-  if (fs::exists(partial) && (!fs::is_directory(partial) || !IsUnfinishedOutput(stage))) {
-    return Status::InvalidArgument(
-        fmt::format("\"{}\" exists and is not an unfinished output of walcut's: move it away first", stage));
-  }
-  // Missing parents are made (Begin).
-  return CanMakeDirectory(out);
+  return CanWriteInto(out);  // missing parents are made (Begin)
 }
 
-Status CanMakeDirectory(const std::string& dir) {
+Status CanWriteInto(const std::string& dir_arg) {
+  const std::string dir = WithoutTrailingSlash(dir_arg);
   std::error_code ec;
-  fs::path parent = fs::path(WithoutTrailingSlash(dir)).parent_path();
-  while (!parent.empty() && !fs::exists(fs::symlink_status(parent, ec))) parent = parent.parent_path();
-  const fs::path at = parent.empty() ? fs::path(".") : parent;
+  fs::path at = dir;
+  while (!at.empty() && !fs::exists(fs::symlink_status(at, ec))) at = at.parent_path();
+  if (at.empty()) at = ".";
+  const char* verb = at == fs::path(dir) ? "write in" : "create";
   if (!fs::is_directory(at, ec)) {
-    return Status::IoError(fmt::format("cannot create \"{}\": \"{}\" is not a directory", dir, at.string()));
+    return Status::IoError(fmt::format("cannot {} \"{}\": \"{}\" is not a directory", verb, dir, at.string()));
   }
   if (::access(at.c_str(), W_OK | X_OK) != 0) {
-    return Status::IoError(fmt::format("cannot create \"{}\" in \"{}\": {}", dir, at.string(), strerror(errno)));
+    return Status::IoError(fmt::format("cannot {} \"{}\": {}", verb, dir, strerror(errno)));
   }
   return Status::Ok();
 }

@@ -20,10 +20,10 @@ inline constexpr const char* kIncompleteMarker = ".walcut-incomplete";
 // Whether `dir` holds the marker of an unfinished output.
 bool IsUnfinishedOutput(const std::string& dir);
 
-// Whether directory `dir` (which does not exist) can be made with its missing parents:
-// the nearest of them that exists is a directory this process may write in. kIoError
-// naming it when not. Nothing is changed.
-Status CanMakeDirectory(const std::string& dir);
+// Whether files can be written in directory `dir`, made with its missing parents when
+// it does not exist: it, or else the nearest of its parents that exists, is a directory
+// this process may write in. kIoError naming it when not. Nothing is changed.
+Status CanWriteInto(const std::string& dir);
 
 class StagedOutput {
  public:

@@ -4,7 +4,6 @@
 
 #include <iterator>
 
-#include "libcut/summary_binary.h"
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/cut_sources.h"
@@ -76,13 +75,6 @@ bool Replaceable(const std::string& path, const char* what, bool (*ours)(std::st
   return false;
 }
 
-bool LooksLikeSummary(std::string_view head) {
-  return cut::binary_summary::LooksBinary(head) || head.find("\"kind\":\"walcut-node-summary\"") != std::string_view::npos;
-}
-bool LooksLikeResumeState(std::string_view head) {
-  return head.substr(0, sizeof cut::binary_summary::kStateMagic) ==
-         std::string_view(cut::binary_summary::kStateMagic, sizeof cut::binary_summary::kStateMagic);
-}
 bool LooksLikeSvg(std::string_view head) {
   return head.starts_with("<?xml") && head.find("<svg") != std::string_view::npos;
 }
@@ -328,8 +320,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
   cut::ClusterReport report;
   Listing listing;
   if (!o.summary_out.empty()) {
-    if (!Replaceable(o.summary_out, "a node summary", LooksLikeSummary, output)) return kExitUsage;
-    if (o.append && !Replaceable(o.summary_out + ".resume", "a summary's resume state", LooksLikeResumeState, output)) {
+    if (!Replaceable(o.summary_out, "a node summary", cut::LooksLikeSummary, output)) return kExitUsage;
+    if (o.append && !Replaceable(o.summary_out + ".resume", "a summary's resume state", cut::LooksLikeResumeState, output)) {
       return kExitUsage;
     }
   }

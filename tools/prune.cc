@@ -333,17 +333,7 @@ int RunPrune(const PruneOptions& o, Output& output) {
   }
   // A --move-to that could not be made or written in fails now, not after every WAL is read.
   if (o.apply && !o.move_to.empty()) {
-    std::error_code ec;
-    const auto st = fs::status(o.move_to, ec);
-    wal::Status s = wal::Status::Ok();
-    if (fs::exists(st) && !fs::is_directory(st)) {
-      s = wal::Status::IoError(fmt::format("\"{}\" is not a directory", o.move_to));
-    } else if (fs::exists(st) && ::access(o.move_to.c_str(), W_OK | X_OK) != 0) {
-      s = wal::Status::IoError(fmt::format("cannot write in \"{}\": {}", o.move_to, std::strerror(errno)));
-    } else if (!fs::exists(st)) {
-      s = wal::CanMakeDirectory(o.move_to);
-    }
-    if (!s.ok()) {
+    if (wal::Status s = wal::CanWriteInto(o.move_to); !s.ok()) {
       output.Error("--move-to: {}", s.message());
       return kExitUnreadable;
     }
