@@ -69,36 +69,6 @@ Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes) {
   return m;
 }
 
-Result<IgniteSnapshotMeta> ParseIgniteSnapshotMeta(std::string_view bytes) {
-  JavaStream s(bytes);
-  Value top;
-  if (!s.Magic() || !s.ReadValue(&top, 0)) return Status::Corruption(s.error());
-  if (!s.AtEnd()) return Status::Corruption(fmt::format("offset {}: bytes after the metadata", s.pos()));
-  if (top.kind != Value::kObject || !s.cls(s.object(top.object).cls).name.ends_with(".SnapshotMetadata")) {
-    return Status::Corruption("not a SnapshotMetadata");
-  }
-  const Object& o = s.object(top.object);
-  IgniteSnapshotMeta m;
-  const Value* name = FieldOf(o, "snpName");
-  const Value* cons = FieldOf(o, "consId");
-  const Value* folder = FieldOf(o, "folderName");
-  const Value* blt = FieldOf(o, "bltNodes");
-  if (!name || name->kind != Value::kString) return Status::Corruption("no snpName");
-  if (!cons || cons->kind != Value::kString) return Status::Corruption("no consId");
-  if (!folder || folder->kind != Value::kString) return Status::Corruption("no folderName");
-  if (!blt || blt->kind != Value::kObject) return Status::Corruption("no bltNodes");
-  m.snapshot = name->text;
-  m.consistent_id = cons->text;
-  m.folder = folder->text;
-  for (const Value& v : s.object(blt->object).written) {
-    if (v.kind != Value::kString) return Status::Corruption("bltNodes holds something else than names");
-    m.baseline.push_back(v.text);
-  }
-  if (m.baseline.empty()) return Status::Corruption("bltNodes is empty");
-  std::sort(m.baseline.begin(), m.baseline.end());
-  return m;
-}
-
 namespace {
 
 // Each increments/<16 digits>/<folder>.smf of one snapshot directory.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "libwal/ids.h"
+#include "libwal/ignite_snapshot.h"
 #include "libwal/status.h"
 
 namespace wal {
@@ -33,15 +34,6 @@ std::string IgniteFolderOf(std::string_view consistent_id);
 // are no Java stream of an IncrementalSnapshotMetadata, or lack one of its fields.
 Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes);
 
-// The metadata of a full snapshot on one node (snapshots/<name>/<folder>.smf): whose it is
-// and the cluster's baseline (consistent ids) when it was taken.
-struct IgniteSnapshotMeta {
-  std::string snapshot;
-  std::string consistent_id;
-  std::string folder;
-  std::vector<std::string> baseline;  // sorted
-};
-Result<IgniteSnapshotMeta> ParseIgniteSnapshotMeta(std::string_view bytes);
 
 // A node's kept increments: every snapshots/*/increments/<16 digits>/<folder>.smf under
 // its work directory, and the baseline of snapshots/*/<folder>.smf. `unreadable` names each such file that cannot be read, is no

@@ -1,9 +1,12 @@
 // Reading a Java serialization stream (the Java Object Serialization Stream Protocol,
-// as ObjectOutputStream writes it) without a JVM: objects, class descriptors, strings,
-// references and primitive fields, and what a writeObject method wrote after its fields
-// (a set's elements). Nothing is instantiated; depth and object count are bounded, so
-// any bytes are read in time and memory proportional to their size. Enough for the
-// metadata Apache Ignite keeps beside its snapshots (ignite_increment_meta.h).
+// as ObjectOutputStream writes it) without a JVM: objects, class descriptors (proxy
+// classes too), strings, arrays, enum constants, classes, references and primitive
+// fields, what a writeObject method wrote after its fields (a set's elements, and the
+// raw bytes of its block data) and an externalizable object's block data. Nothing is
+// instantiated; depth and object count are bounded, so any bytes are read in time and
+// memory proportional to their size. Enough for the metadata Apache Ignite keeps beside
+// its snapshots (ignite_increment_meta.h) and its caches' stored configurations
+// (ignite_snapshot.h).
 #pragma once
 
 #include <cstddef>
@@ -23,13 +26,18 @@ constexpr uint8_t kTcReference = 0x71;
 constexpr uint8_t kTcClassDesc = 0x72;
 constexpr uint8_t kTcObject = 0x73;
 constexpr uint8_t kTcString = 0x74;
+constexpr uint8_t kTcArray = 0x75;
+constexpr uint8_t kTcClass = 0x76;
 constexpr uint8_t kTcBlockData = 0x77;
 constexpr uint8_t kTcEndBlockData = 0x78;
 constexpr uint8_t kTcBlockDataLong = 0x7A;
 constexpr uint8_t kTcLongString = 0x7C;
+constexpr uint8_t kTcProxyClassDesc = 0x7D;
+constexpr uint8_t kTcEnum = 0x7E;
 constexpr uint32_t kBaseHandle = 0x7E0000;
 constexpr uint8_t kScWriteMethod = 0x01;
 constexpr uint8_t kScExternalizable = 0x04;
+constexpr uint8_t kScBlockData = 0x08;
 
 constexpr int kMaxDepth = 16;
 constexpr size_t kMaxHandles = 4096;
@@ -48,7 +56,10 @@ struct ClassDesc {
 
 // A field's value, or an element a writeObject method wrote.
 struct Value {
-  enum Kind { kNull, kPrimitive, kString, kObject } kind = kNull;
+  // kArray: an Object whose `written` holds the elements of an array of objects, or
+  // whose `block` holds the bytes of an array of primitives (big-endian, as written).
+  // kEnum: the constant's name in `text`; kClass: the class's name in `text`.
+  enum Kind { kNull, kPrimitive, kString, kObject, kArray, kEnum, kClass } kind = kNull;
   uint64_t bits = 0;   // a primitive, big-endian as read
   std::string text;    // a string (modified UTF-8, as written)
   int object = -1;     // index into objects
@@ -59,6 +70,7 @@ struct Object {
   int cls = -1;
   std::vector<std::pair<std::string, Value>> fields;  // of every class, topmost first
   std::vector<Value> written;  // what a writeObject method wrote after them (a set's elements)
+  std::string block;           // the bytes of its block data (writeObject's, or an externalizable's)
 };
 
 // One stream: Magic(), then ReadValue() for its first object; what was read stays
@@ -121,8 +133,8 @@ class JavaStream {
   bool ReadClassDesc(int* out, int depth);
   bool ReadClassData(int cls, int object, int depth);
   // Annotations and custom data after the fields: block data and objects, to the end
-  // mark; the objects into `*values` when given.
-  bool SkipToEndBlock(int depth, std::vector<Value>* values = nullptr);
+  // mark; the objects into `*values`, the block data's bytes onto `*block`, when given.
+  bool SkipToEndBlock(int depth, std::vector<Value>* values = nullptr, std::string* block = nullptr);
 
   std::string_view b_;
   size_t pos_ = 0;
@@ -130,7 +142,11 @@ class JavaStream {
   std::vector<ClassDesc> classes_;
   std::vector<Object> objects_;
   std::vector<std::string> strings_;
-  // Value::kObject for objects, kString for strings, kPrimitive standing for a class.
+  bool ReadArray(Value* out, int depth);
+  bool ReadEnum(Value* out, int depth);
+
+  // Value::kObject for objects (kArray: arrays), kString for strings (kEnum: an enum
+  // constant's name), kPrimitive standing for a class descriptor (kClass: a class).
   std::vector<std::pair<Value::Kind, int>> handles_;
 };
 

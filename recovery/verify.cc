@@ -25,6 +25,10 @@ const char* ConflictKindName(ConflictKind kind) {
     case ConflictKind::kUnexpectedCopy: return "unexpected-copy";
     case ConflictKind::kManifest: return "manifest";
     case ConflictKind::kForced: return "forced";
+    case ConflictKind::kDamaged: return "damaged";
+    case ConflictKind::kNotRead: return "not-read";
+    case ConflictKind::kState: return "state";
+    case ConflictKind::kSize: return "size";
   }
   return "?";
 }

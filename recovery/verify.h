@@ -21,6 +21,11 @@ enum class ConflictKind : uint8_t {
   kUnexpectedCopy,  // a copy on a node the assignment does not name
   kManifest,        // a file that is not the one restore.json recorded
   kForced,          // restore.json says the restore was kept with --force
+  // Of Apache Ignite's page files (ignite_verify.h):
+  kDamaged,         // a page or row that does not read (CRC, page id, entry, link)
+  kNotRead,         // a node, metadata or file that was not given or cannot be read
+  kState,           // a partition copy that is not OWNING
+  kSize,            // a partition meta page whose size is not the rows its pages hold
 };
 // "missing-copy".
 const char* ConflictKindName(ConflictKind kind);

@@ -8,12 +8,20 @@ namespace tools {
 void RegisterVerify(CLI::App& app, CommandContext& ctx) {
   auto o = std::make_shared<VerifyOptions>();
   auto common = std::make_shared<CommonFlags>();
-  CLI::App* sub = app.add_subcommand("verify", "Check that every copy of each partition agrees (and matches restore.json)");
-  sub->add_option("DIR", o->dir, "A cluster or restored directory")->required();
+  auto jobs = std::make_shared<int64_t>(0);
+  CLI::App* sub = app.add_subcommand(
+      "verify", "Check that every copy of each partition agrees (and matches restore.json); of Apache Ignite, "
+                "a full snapshot's page files as its snapshot check does");
+  sub->add_option("DIR", o->dirs,
+                  "A cluster or restored directory; of Apache Ignite, snapshot or work directories (several)")
+      ->required();
   AddCommonFlags(sub, common.get());
-  sub->callback([o, common, &ctx] {
+  sub->add_option("--snapshot", o->snapshot, "Ignite: the full snapshot NAME of the work directories given");
+  AddWhole(sub, "--jobs", jobs.get(), 0, 1024, "Ignite: threads reading page files (0: one per core)");
+  sub->callback([o, common, jobs, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;
+    o->jobs = static_cast<unsigned>(*jobs);
     ctx.run = [o, &ctx] { return RunVerify(*o, *ctx.output); };
   });
 }

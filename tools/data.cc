@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "app/ignite_stores.h"
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
 #include "recovery/manifest_file.h"
@@ -91,19 +92,29 @@ void PartitionText(const std::string& node, const recovery::PartitionFile& f, bo
 }  // namespace
 
 int RunData(const DataOptions& o, Output& output) {
-  auto dirs = ResolveDataDirs(o.path);
+  if (std::all_of(o.paths.begin(), o.paths.end(), app::IsIgniteStoreInput)) return RunIgniteData(o, output);
+  if (o.paths.size() != 1) {
+    output.Error("data takes one of walcut's directories (several only of Apache Ignite's)");
+    return kExitUsage;
+  }
+  if (!o.snapshot.empty() || !o.caches.empty()) {
+    output.Error("--snapshot and --cache take Apache Ignite's page files; \"{}\" is walcut's", o.paths[0]);
+    return kExitUsage;
+  }
+  const std::string& path = o.paths[0];
+  auto dirs = ResolveDataDirs(path);
   if (!dirs.ok()) {
     output.Error("{}", dirs.status().message());
     return kExitUnreadable;
   }
   for (const auto& want : o.nodes) {
     if (std::none_of(dirs->begin(), dirs->end(), [&](const DataDir& d) { return d.node == want; })) {
-      output.Error("no node \"{}\" in \"{}\"", want, o.path);
+      output.Error("no node \"{}\" in \"{}\"", want, path);
       return kExitUsage;
     }
   }
   Objects objects;
-  FindObjects(o.path, &objects, output);
+  FindObjects(path, &objects, output);
   bool damaged = false;
   fmt::memory_buffer b;
   JsonWriter j(&b);
@@ -111,8 +122,8 @@ int RunData(const DataOptions& o, Output& output) {
   for (const auto& d : *dirs) {
     if (!o.nodes.empty() && std::find(o.nodes.begin(), o.nodes.end(), d.node) == o.nodes.end()) continue;
     if (o.json) j.BeginObject().Field("node", d.node).Key("partitions").BeginArray();
-    for (const auto& path : d.files) {
-      auto f = recovery::ReadPartitionFile(path);
+    for (const auto& file : d.files) {
+      auto f = recovery::ReadPartitionFile(file);
       if (!f.ok()) {
         output.Error("{}", f.status().message());
         damaged = true;

@@ -10,8 +10,10 @@
 namespace tools {
 
 struct DataOptions {
-  std::string path;
+  std::vector<std::string> paths;  // one of walcut's; Apache Ignite's page stores, several
+  std::string snapshot;            // Ignite: the full snapshot a work directory holds
   std::vector<std::string> nodes;
+  std::vector<std::string> caches;  // Ignite: names or ids
   std::optional<uint32_t> partition;
   bool json = false;
   bool quiet = false;
@@ -19,5 +21,7 @@ struct DataOptions {
 };
 
 int RunData(const DataOptions& options, Output& output);
+// The same of Apache Ignite's page files (a full snapshot, a stopped node's store).
+int RunIgniteData(const DataOptions& options, Output& output);
 
 }  // namespace tools

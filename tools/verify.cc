@@ -1,7 +1,9 @@
 #include "tools/verify.h"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "app/ignite_stores.h"
 #include "recovery/partition_file.h"
 #include "recovery/verify.h"
 #include "tools/json_writer.h"
@@ -46,23 +48,29 @@ void VerifyText(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
 }  // namespace
 
 int RunVerify(const VerifyOptions& o, Output& output) {
+  if (std::all_of(o.dirs.begin(), o.dirs.end(), app::IsIgniteStoreInput)) return RunIgniteVerify(o, output);
+  if (o.dirs.size() != 1) {
+    output.Error("verify takes one of walcut's directories (several only of Apache Ignite's)");
+    return kExitUsage;
+  }
+  const std::string& dir = o.dirs[0];
   std::error_code ec;
-  if (!fs::is_directory(o.dir, ec)) {
-    output.Error("\"{}\" {}", o.dir, fs::exists(o.dir, ec) ? "is not a directory" : "does not exist");
+  if (!fs::is_directory(dir, ec)) {
+    output.Error("\"{}\" {}", dir, fs::exists(dir, ec) ? "is not a directory" : "does not exist");
     return kExitUnreadable;
   }
   auto report = [&] {
     // Progress by partition files, counted in the node directories' data/ folders.
     uint64_t files = 0;
     if (output.progress) {
-      for (const auto& entry : fs::directory_iterator(o.dir, ec)) {
+      for (const auto& entry : fs::directory_iterator(dir, ec)) {
         if (entry.is_directory()) files += recovery::ListPartitionFiles((entry.path() / "data").string()).size();
       }
     }
     const uint64_t base = recovery::PartitionFilesVerified();
     Progress progress(output.progress, "verifying", files, "partition files",
                       [base] { return recovery::PartitionFilesVerified() - base; });
-    return recovery::VerifyDirectory(o.dir);
+    return recovery::VerifyDirectory(dir);
   }();
   if (!report.ok()) {
     output.Error("{}", report.status().message());

@@ -4,10 +4,11 @@
     trim.py OUTDIR DEST
 
 Kept: truth.json; per node ignite-records.jsonl and, under work/, the WAL work and archive segments
-(db/wal/**), db/binary_meta/**, db/marshaller/**, and under snapshots/<name>/ every .smf file and,
-for every increment, its WAL segments, binary_meta and marshaller. Left out: page files and
-checkpoint markers (db/<folder>/**), the full snapshot's partition files (snapshots/<name>/db/<folder>/**),
-harness logs and the live run directory.
+(db/wal/**), db/binary_meta/**, db/marshaller/**, and under snapshots/<name>/ every .smf file, the full
+snapshot's files (db/**: its page files, part-*.bin and index.bin, its caches' configurations,
+metastorage, binary_meta, marshaller) and, for every increment, its WAL segments, binary_meta and
+marshaller. Left out: the node's own page files and checkpoint markers (db/<folder>/**), harness logs
+and the live run directory.
 """
 import os
 import shutil
@@ -25,8 +26,8 @@ def wanted(rel):
         if p[2] == "increments":
             # snapshots/<name>/increments/<idx>/db/{wal,binary_meta,marshaller}/...
             return len(p) > 5 and p[4] == "db" and p[5] in ("wal", "binary_meta", "marshaller")
-        # snapshots/<name>/db/{binary_meta,marshaller}/...
-        return len(p) > 3 and p[2] == "db" and p[3] in ("binary_meta", "marshaller")
+        # snapshots/<name>/db/...: the full snapshot's page files and metadata
+        return len(p) > 3 and p[2] == "db"
     return False
 
 

@@ -131,6 +131,8 @@ final class Cluster {
             ds.setWalSegmentSize(sc.walSegmentSize);
             ds.setWalSegments(sc.walSegments);
             ds.setWalCompactionEnabled(sc.walCompaction);
+            if (sc.maxWalArchiveSize > 0)
+                ds.setMaxWalArchiveSize(sc.maxWalArchiveSize);
             ds.setCheckpointFrequency(sc.checkpointFrequencyMs);
             ds.setSystemDataRegionConfiguration(
                 new org.apache.ignite.configuration.SystemDataRegionConfiguration()

@@ -156,8 +156,26 @@ public final class Harness {
     }
 
     private List<String> cacheNames() {
-        return List.of(sc.bankCache, sc.vaultCache);
+        return wl.caches();
     }
+
+    /** What restoreSnapshot takes: the cache groups (a cache outside any group is its own). */
+    private List<String> groupNames() {
+        List<String> res = new ArrayList<>();
+        for (String c : cacheNames()) {
+            String g = c.equals(sc.blobsCache) || c.equals(sc.notesCache) ? sc.shelfGroup : c;
+            if (!res.contains(g))
+                res.add(g);
+        }
+        return res;
+    }
+
+    /** The snapshot whose increments are requested now (the second one once the victim is back). */
+    private String currentSnapshot = null;
+
+    private final List<Map<String, Object>> snapshots = new ArrayList<>();
+
+    private final Map<String, Long> snapshotCreated = new LinkedHashMap<>();
 
     private ChildNode startChild() throws Exception {
         ChildNode c = new ChildNode(sc.victim(), sc.name, cluster, new File(out, "harness-" + sc.victim() + ".log"), logFile);
@@ -211,17 +229,18 @@ public final class Harness {
             .setBackups(sc.vaultBackups)
             .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
             .setAffinity(new RendezvousAffinityFunction(false, sc.vaultPartitions)));
+        if (sc.extras)
+            createExtraCaches(client);
 
         t = System.currentTimeMillis();
         wl.load(client, Scenario.clientId(0));
+        wl.loadExtras(client, Scenario.clientId(0));
         mark("load", t);
         progress("loaded " + (sc.bankAccounts + sc.vaultAccounts) + " accounts, total " + wl.initialTotal);
 
         t = System.currentTimeMillis();
-        crd().snapshot().createSnapshot(sc.snapshotName).get(5, TimeUnit.MINUTES);
-        long snapshotCreated = System.currentTimeMillis();
+        fullSnapshot(sc.snapshotName);
         mark("full_snapshot", t);
-        progress("full snapshot '" + sc.snapshotName + "' created");
 
         t = System.currentTimeMillis();
         List<Thread> workers = wl.start(nodes);
@@ -263,7 +282,9 @@ public final class Harness {
         mark("capture", t);
         progress("work directories captured under " + new File(out, "nodes"));
 
-        Map<String, Object> snapshot = snapshotInfo(snapshotCreated);
+        for (Map.Entry<String, Long> e : snapshotCreated.entrySet())
+            snapshots.add(snapshotInfo(e.getKey(), e.getValue()));
+        Map<String, Object> snapshot = snapshots.get(0);
         incrementMetadata();
 
         t = System.currentTimeMillis();
@@ -293,7 +314,7 @@ public final class Harness {
 
         t = System.currentTimeMillis();
         if (!sc.walOnly)
-            restores(snapshot);
+            restores();
         mark("restores", t);
 
         Map<String, Object> truth = new LinkedHashMap<>();
@@ -302,6 +323,7 @@ public final class Harness {
         truth.put("scenario", scenarioInfo());
         truth.put("nodes", nodeInfo);
         truth.put("snapshot", snapshot);
+        truth.put("snapshots", snapshots);
         truth.put("increments", increments);
         truth.put("transactions", wl.txLog);
         truth.put("final_balances", finalBalances);
@@ -342,15 +364,17 @@ public final class Harness {
 
     /** One attempt to create an increment; with a fault when the scenario asks for one at this attempt. */
     private Map<String, Object> increment(int attempt) throws Exception {
-        Map<String, Object> inc = Json.obj("attempt", attempt, "index", null, "ok", false, "error", null,
-            "request_id", null);
+        if (attempt == sc.downAttempt)
+            killVictim(attempt);
+        Map<String, Object> inc = Json.obj("attempt", attempt, "snapshot", currentSnapshot, "index", null, "ok", false,
+            "error", null, "request_id", null);
         boolean fault = sc.faults.containsKey(attempt);
         long t = System.currentTimeMillis();
         progress("increment attempt " + attempt + (fault ? " (a server is stopped while it runs"
             + (sc.paused(attempt) ? "; workers paused until it is back)" : ", under load)") : "")
             + ", transactions so far " + wl.txCount.get());
 
-        IgniteFuture<Void> fut = crd().snapshot().createIncrementalSnapshot(sc.snapshotName);
+        IgniteFuture<Void> fut = crd().snapshot().createIncrementalSnapshot(currentSnapshot);
         try {
             Object f = field(snpMgr(crd()), "lastSeenIncSnpFut");
             if (f != null) {
@@ -397,7 +421,69 @@ public final class Harness {
             faultRec.put("restart_and_rebalance_ms", System.currentTimeMillis() - r);
             progress("restarted " + sc.victim() + "; every partition has all its owners again");
         }
+        if (attempt == sc.downAttempt) {
+            long r = System.currentTimeMillis();
+            child = startChild();
+            Cluster.awaitOwning(servers(), cacheNames(), sc.servers, 120_000);
+            progress("restarted " + sc.victim() + " after the attempt and rebalanced in "
+                + (System.currentTimeMillis() - r) + " ms");
+            fullSnapshot(sc.snapshotName2);
+        }
         return inc;
+    }
+
+    /** Takes a full snapshot; later increments are its own. */
+    private void fullSnapshot(String name) throws Exception {
+        crd().snapshot().createSnapshot(name).get(5, TimeUnit.MINUTES);
+        snapshotCreated.put(name, System.currentTimeMillis());
+        currentSnapshot = name;
+        progress("full snapshot '" + name + "' created");
+    }
+
+    /** Kills the victim's JVM (SIGKILL) under load and waits until the others see it gone. */
+    private void killVictim(int attempt) throws Exception {
+        long start = System.currentTimeMillis();
+        child.kill();
+        if (!child.awaitExit(30_000))
+            throw new IllegalStateException("the killed JVM of " + sc.victim() + " did not exit");
+        while (crd().cluster().forServers().nodes().size() == sc.servers && System.currentTimeMillis() - start < 30_000)
+            Thread.sleep(10);
+        faults.add(Json.obj(
+            "attempt", attempt,
+            "kind", "jvm_kill_before",
+            "node", sc.victim(),
+            "how", "SIGKILL of the node's own JVM under load, before the attempt; started again after it",
+            "stopped_at_ms", start,
+            "workers_paused", false));
+        progress("killed the JVM of " + sc.victim() + " before attempt " + attempt);
+    }
+
+    /** The cache configurations beyond bank and vault (Scenario.extras). */
+    private void createExtraCaches(Ignite client) {
+        client.createCache(new CacheConfiguration<Object, Object>(sc.blobsCache)
+            .setGroupName(sc.shelfGroup)
+            .setAtomicityMode(CacheAtomicityMode.TRANSACTIONAL)
+            .setBackups(sc.shelfBackups)
+            .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+            .setAffinity(new RendezvousAffinityFunction(false, sc.shelfPartitions)));
+        client.createCache(new CacheConfiguration<Object, Object>(sc.notesCache)
+            .setGroupName(sc.shelfGroup)
+            .setAtomicityMode(CacheAtomicityMode.TRANSACTIONAL)
+            .setBackups(sc.shelfBackups)
+            .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+            .setAffinity(new RendezvousAffinityFunction(false, sc.shelfPartitions)));
+        client.createCache(new CacheConfiguration<Object, Object>(sc.eventsCache)
+            .setAtomicityMode(CacheAtomicityMode.ATOMIC)
+            .setBackups(sc.eventsBackups)
+            .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+            .setAffinity(new RendezvousAffinityFunction(false, sc.eventsPartitions)));
+        if (sc.hasSolo()) {
+            client.createCache(new CacheConfiguration<Object, Object>(sc.soloCache)
+                .setAtomicityMode(CacheAtomicityMode.TRANSACTIONAL)
+                .setBackups(0)
+                .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+                .setAffinity(new RendezvousAffinityFunction(false, sc.soloPartitions)));
+        }
     }
 
     private static String message(Throwable e) {
@@ -522,6 +608,23 @@ public final class Harness {
         caches.add(Json.obj("name", sc.vaultCache, "cache_id", CU.cacheId(sc.vaultCache), "group_id", CU.cacheId(sc.vaultCache),
             "partitions", sc.vaultPartitions, "backups", sc.vaultBackups, "atomicity", "TRANSACTIONAL",
             "key_types", List.of("int"), "value_type", Account.class.getName()));
+        if (sc.extras) {
+            int shelf = CU.cacheId(sc.shelfGroup);
+            caches.add(Json.obj("name", sc.blobsCache, "cache_id", CU.cacheId(sc.blobsCache), "group_id", shelf,
+                "group", sc.shelfGroup, "partitions", sc.shelfPartitions, "backups", sc.shelfBackups,
+                "atomicity", "TRANSACTIONAL", "key_types", List.of(BlobKey.class.getName()), "value_type", "byte[]"));
+            caches.add(Json.obj("name", sc.notesCache, "cache_id", CU.cacheId(sc.notesCache), "group_id", shelf,
+                "group", sc.shelfGroup, "partitions", sc.shelfPartitions, "backups", sc.shelfBackups,
+                "atomicity", "TRANSACTIONAL", "key_types", List.of("string"), "value_type", "java.lang.String"));
+            caches.add(Json.obj("name", sc.eventsCache, "cache_id", CU.cacheId(sc.eventsCache), "group_id",
+                CU.cacheId(sc.eventsCache), "partitions", sc.eventsPartitions, "backups", sc.eventsBackups,
+                "atomicity", "ATOMIC", "key_types", List.of("long"), "value_type", "java.lang.String"));
+            if (sc.hasSolo()) {
+                caches.add(Json.obj("name", sc.soloCache, "cache_id", CU.cacheId(sc.soloCache), "group_id",
+                    CU.cacheId(sc.soloCache), "partitions", sc.soloPartitions, "backups", 0,
+                    "atomicity", "TRANSACTIONAL", "key_types", List.of("int"), "value_type", "java.lang.Long"));
+            }
+        }
         int attempted = 0;
         for (Map<String, Object> tx : wl.txLog)
             if (!"load".equals(tx.get("kind")))
@@ -545,6 +648,7 @@ public final class Harness {
             "wal_segment_size", sc.walSegmentSize,
             "wal_segments", sc.walSegments,
             "wal_compaction", sc.walCompaction,
+            "max_wal_archive_size", sc.maxWalArchiveSize,
             "checkpoint_frequency_ms", sc.checkpointFrequencyMs,
             "page_size", 4096,
             "system_properties", sc.systemProperties);
@@ -556,12 +660,12 @@ public final class Harness {
         }
     }
 
-    private Map<String, Object> snapshotInfo(long created) throws Exception {
+    private Map<String, Object> snapshotInfo(String name, long created) throws Exception {
         Map<String, Object> perNode = new LinkedHashMap<>();
         for (int i = 0; i < sc.servers; i++) {
             String id = Scenario.serverId(i);
-            File smf = new File(out, "nodes/" + id + "/work/snapshots/" + sc.snapshotName + "/" + folderOf(id) + ".smf");
-            Map<String, Object> m = Json.obj("smf", "nodes/" + id + "/work/snapshots/" + sc.snapshotName + "/" + smf.getName());
+            File smf = new File(out, "nodes/" + id + "/work/snapshots/" + name + "/" + folderOf(id) + ".smf");
+            Map<String, Object> m = Json.obj("smf", "nodes/" + id + "/work/snapshots/" + name + "/" + smf.getName());
             try {
                 SnapshotMetadata meta = (SnapshotMetadata)readSerialized(smf);
                 m.put("request_id", meta.requestId().toString());
@@ -573,7 +677,7 @@ public final class Harness {
             }
             perNode.put(id, m);
         }
-        return Json.obj("name", sc.snapshotName, "created_ms", created, "nodes", perNode);
+        return Json.obj("name", name, "created_ms", created, "nodes", perNode);
     }
 
     /**
@@ -588,8 +692,8 @@ public final class Harness {
             Map<String, Object> perNode = new LinkedHashMap<>();
             for (int i = 0; i < sc.servers; i++) {
                 String id = Scenario.serverId(i);
-                String rel = String.format("nodes/%s/work/snapshots/%s/increments/%016d/%s.smf", id, sc.snapshotName, idx,
-                    folderOf(id));
+                String rel = String.format("nodes/%s/work/snapshots/%s/increments/%016d/%s.smf", id, inc.get("snapshot"),
+                    idx, folderOf(id));
                 Map<String, Object> m = Json.obj("smf", rel);
                 if (!new File(out, rel).exists()) {
                     m.put("smf", null);
@@ -617,14 +721,19 @@ public final class Harness {
     }
 
     /** Restarts the servers from their live work directories and runs Ignite's restores. */
-    private void restores(Map<String, Object> snapshot) throws Exception {
+    private void restores() throws Exception {
         progress("restarting the servers (all in this JVM) for Ignite's restores");
         for (Ignite ig : cluster.startServers(sc.servers))
             nodes.put(ig.name(), ig);
         Cluster.activate(crd());
         Cluster.awaitOwning(servers(), cacheNames(), sc.servers, 120_000);
 
-        snapshot.put("restored", restore(0));
+        if (sc.extras) {
+            for (Map<String, Object> snp : snapshots)
+                snp.put("check", new SnapshotCheck(this::progress, crd(), cluster, sc, (String)snp.get("name")).run());
+        }
+        for (Map<String, Object> snp : snapshots)
+            snp.put("restored", restore((String)snp.get("name"), 0));
         for (Map<String, Object> inc : increments) {
             if (inc.get("index") == null)
                 continue;
@@ -633,7 +742,7 @@ public final class Harness {
             // learn whether Ignite takes it.
             if (!Boolean.TRUE.equals(inc.get("ok")) && !keptOnEveryNode(inc))
                 continue;
-            inc.put("restored", restore((Integer)inc.get("index")));
+            inc.put("restored", restore((String)inc.get("snapshot"), (Integer)inc.get("index")));
         }
         for (int i = sc.servers - 1; i >= 0; i--)
             stopNode(Scenario.serverId(i), false);
@@ -654,23 +763,29 @@ public final class Harness {
         return true;
     }
 
-    private Map<String, Object> restore(int idx) {
+    private Map<String, Object> restore(String name, int idx) {
         long t = System.currentTimeMillis();
         Ignite ig = crd();
+        String what = (idx == 0 ? "the full snapshot" : "increment " + idx) + " of " + name;
         try {
             ig.destroyCaches(cacheNames());
             awaitCacheDirsGone(30_000);
             if (idx == 0)
-                ig.snapshot().restoreSnapshot(sc.snapshotName, cacheNames()).get(5, TimeUnit.MINUTES);
+                ig.snapshot().restoreSnapshot(name, groupNames()).get(5, TimeUnit.MINUTES);
             else
-                ig.snapshot().restoreSnapshot(sc.snapshotName, cacheNames(), idx).get(5, TimeUnit.MINUTES);
+                ig.snapshot().restoreSnapshot(name, groupNames(), idx).get(5, TimeUnit.MINUTES);
+            long restoredMs = System.currentTimeMillis() - t;
             Map<String, Object> res = wl.readAll(ig);
-            res.put("ms", System.currentTimeMillis() - t);
-            progress("restore of " + (idx == 0 ? "the full snapshot" : "increment " + idx) + ": total " + res.get("total"));
+            res.put("ms", restoredMs);
+            if (sc.extras) {
+                res.put("content", wl.readContent(ig));
+                res.put("copies", wl.readCopies(servers()));
+            }
+            progress("restore of " + what + ": total " + res.get("total"));
             return res;
         }
         catch (Exception e) {
-            progress("restore of " + (idx == 0 ? "the full snapshot" : "increment " + idx) + " FAILED: " + message(e));
+            progress("restore of " + what + " FAILED: " + message(e));
             return Json.obj("error", message(e), "ms", System.currentTimeMillis() - t);
         }
     }
@@ -685,8 +800,9 @@ public final class Harness {
             boolean gone = true;
             for (int i = 0; i < sc.servers; i++) {
                 String id = Scenario.serverId(i);
-                for (String c : cacheNames()) {
-                    String[] left = new File(cluster.workDir(id), "db/" + folderOf(id) + "/cache-" + c).list();
+                for (String g : groupNames()) {
+                    String dir = g.equals(sc.shelfGroup) ? "/cacheGroup-" : "/cache-";
+                    String[] left = new File(cluster.workDir(id), "db/" + folderOf(id) + dir + g).list();
                     gone &= left == null || left.length == 0;
                 }
             }

@@ -84,6 +84,47 @@ final class Scenario {
 
     String snapshotName = "snap";
 
+    /**
+     * Caches beyond the bank's money (they carry no money): a cache group "shelf" of two caches
+     * ("blobs": BlobKey objects to byte[] values of up to 14 KiB, so rows fragmented over pages;
+     * "notes": String to String), an ATOMIC cache "events" (Long to String, written outside
+     * transactions) and, in a run without faults, "solo" (int to Long) with no backups.
+     */
+    boolean extras = false;
+    String shelfGroup = "shelf";
+    String blobsCache = "blobs";
+    String notesCache = "notes";
+    int shelfPartitions = 16;
+    int shelfBackups = 1;
+    int shelfKeys = 12;
+    int maxBlobBytes = 14 * 1024;
+    String eventsCache = "events";
+    int eventsPartitions = 8;
+    int eventsBackups = 1;
+    int eventKeys = 16;
+    String soloCache = "solo";
+    int soloPartitions = 8;
+    int soloKeys = 8;
+
+    /** Per cent of steps followed by a shelf transaction, and by an atomic write of events. */
+    int shelfPct = 30;
+    int eventPct = 30;
+
+    /** DataStorageConfiguration.maxWalArchiveSize in bytes; 0 keeps Ignite's default. */
+    long maxWalArchiveSize = 0;
+
+    /**
+     * The attempt (1-based) before which the last server's JVM is killed (SIGKILL) under load, so
+     * that the attempt runs while it is down; it is then started again, rebalanced, and a new full
+     * snapshot {@link #snapshotName2} is taken: later attempts are increments of that one. 0: none.
+     */
+    int downAttempt = 0;
+    String snapshotName2 = "snap2";
+
+    boolean hasSolo() {
+        return extras && faults.isEmpty() && downAttempt == 0;
+    }
+
     /** JVM-wide Ignite system properties the scenario sets before any node starts. */
     Map<String, String> systemProperties = new TreeMap<>();
 
@@ -155,6 +196,47 @@ final class Scenario {
                 s.workers.add(serverId(1));
                 break;
 
+            case "full":
+                // The clean scenario with every extra cache: a cache group of two caches, an ATOMIC
+                // cache, a cache with no backups, binary keys, deletes and values larger than a page.
+                s.extras = true;
+                s.workers.add(clientId(0));
+                s.workers.add(serverId(0));
+                s.workers.add(serverId(1));
+                s.workers.add(serverId(2));
+                break;
+
+            case "truncated":
+                // A small WAL archive: Ignite deletes the oldest archived segments (checkpoints every
+                // second let it) long before the last increment, so no node's WAL reaches back to
+                // segment 0 or to the full snapshot. Increments come often enough that each takes
+                // its segments before they go (an increment whose first segment is gone fails:
+                // "WAL segment not found in archive").
+                s.extras = true;
+                s.checkpointFrequencyMs = 1_000;
+                s.maxWalArchiveSize = 6L << 20;
+                s.txPerPhase = 60;
+                s.shelfPct = 60;
+                s.workers.add(clientId(0));
+                s.workers.add(serverId(0));
+                s.workers.add(serverId(1));
+                break;
+
+            case "rebalance":
+                // server-2 in a JVM of its own, killed (SIGKILL) under load after increment 2;
+                // attempt 3 runs while it is down (Ignite fails it); it is started again and
+                // rebalanced, after which Ignite refuses increments of "snap"; a new full snapshot
+                // "snap2" is taken and attempts 4 and 5 are its increments 1 and 2.
+                s.extras = true;
+                s.increments = 5;
+                s.txPerPhase = 14;
+                s.faultKind = "kill";
+                s.downAttempt = 3;
+                s.workers.add(clientId(0));
+                s.workers.add(serverId(0));
+                s.workers.add(serverId(1));
+                break;
+
             case "bench":
                 // A benchmark input, not a fixture: the clean scenario's shape at full speed (no
                 // pauses), about 100 000 transactions over more accounts, in 64 MiB segments
@@ -177,7 +259,7 @@ final class Scenario {
 
             default:
                 throw new IllegalArgumentException("unknown scenario: " + name
-                    + " (known: clean, failed-increment, node-stop, compacted, bench)");
+                    + " (known: clean, failed-increment, node-stop, compacted, full, truncated, rebalance, bench)");
         }
         return s;
     }

@@ -1,10 +1,13 @@
 package org.walcut.ignite;
 
 import java.io.PrintStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -13,7 +16,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.IgniteCache;
+import javax.cache.Cache;
 import org.apache.ignite.binary.BinaryObject;
+import org.apache.ignite.binary.BinaryType;
+import org.apache.ignite.cache.CachePeekMode;
+import org.apache.ignite.cache.query.ScanQuery;
 import org.apache.ignite.internal.processors.cache.transactions.TransactionProxyImpl;
 import org.apache.ignite.internal.processors.cache.version.GridCacheVersion;
 import org.apache.ignite.transactions.Transaction;
@@ -156,6 +163,53 @@ final class Workload {
         return a.cache == 0 ? (Object)bal : new Account(bal, "owner-" + a.key);
     }
 
+    /** Every cache of the run, money first. */
+    List<String> caches() {
+        List<String> res = new ArrayList<>(List.of(sc.bankCache, sc.vaultCache));
+        if (sc.extras) {
+            res.addAll(List.of(sc.blobsCache, sc.notesCache, sc.eventsCache));
+            if (sc.hasSolo())
+                res.add(sc.soloCache);
+        }
+        return res;
+    }
+
+    /** A blob's bytes: {@code len} bytes drawn from a generator seeded by the blob and its version. */
+    static byte[] blobBytes(int len, long seed) {
+        byte[] b = new byte[len];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    /** The caches beyond the money: the shelf's blobs and notes, the atomic events, solo. */
+    void loadExtras(Ignite ig, String origin) {
+        if (!sc.extras)
+            return;
+        Random rnd = new Random(seed * 37 + 11);
+        List<Object> keys = new ArrayList<>();
+        Map<String, Object> rec = Json.obj("near", null, "outcome", null, "origin", origin, "kind", "load",
+            "phase", 0, "keys", keys);
+        try (Transaction tx = ig.transactions().txStart(PESSIMISTIC, SERIALIZABLE, 30_000, 0)) {
+            rec.put("near", nearOf(tx));
+            for (int i = 0; i < sc.shelfKeys; i++) {
+                // Every third blob is larger than a page, the rest smaller.
+                int len = i % 3 == 0 ? 4200 + rnd.nextInt(sc.maxBlobBytes - 4200) : 50 + rnd.nextInt(2000);
+                cache(ig, sc.blobsCache).put(new BlobKey(i), blobBytes(len, seed * 7919 + i));
+                cache(ig, sc.notesCache).put("note-" + i, "note " + i + " v0");
+                keys.add(Json.obj("cache", sc.blobsCache, "type", "blob", "value", i));
+            }
+            if (sc.hasSolo()) {
+                for (int i = 0; i < sc.soloKeys; i++)
+                    cache(ig, sc.soloCache).put(i, 0L);
+            }
+            tx.commit();
+            rec.put("outcome", "committed");
+        }
+        txLog.add(rec);
+        for (int i = 0; i < sc.eventKeys; i++)
+            cache(ig, sc.eventsCache).put(1_000_000L + i, "event " + i + " loaded");
+    }
+
     /** Initial balances, written from the given node in a few transactions. */
     void load(Ignite ig, String origin) {
         Random rnd = new Random(seed * 31 + 7);
@@ -199,6 +253,84 @@ final class Workload {
             total += b;
         }
         return Json.obj("balances", bal, "total", total);
+    }
+
+    /**
+     * A value as the truth records it, to compare with walcut's text of it: int:N, long:N, string:S,
+     * bytes:LEN:SHA-256, binary:TYPE{field=V,...} (fields sorted by name; a field's number as num:N).
+     */
+    static String canon(Object o) {
+        if (o == null)
+            return null;
+        if (o instanceof Integer)
+            return "int:" + o;
+        if (o instanceof Long)
+            return "long:" + o;
+        if (o instanceof String)
+            return "string:" + o;
+        if (o instanceof byte[])
+            return "bytes:" + ((byte[])o).length + ":" + sha256((byte[])o);
+        if (o instanceof BinaryObject) {
+            BinaryObject b = (BinaryObject)o;
+            BinaryType t = b.type();
+            List<String> names = new ArrayList<>(t.fieldNames());
+            Collections.sort(names);
+            StringBuilder sb = new StringBuilder("binary:").append(t.typeName()).append('{');
+            for (int i = 0; i < names.size(); i++) {
+                Object f = b.field(names.get(i));
+                sb.append(i == 0 ? "" : ",").append(names.get(i)).append('=');
+                sb.append(f instanceof Number ? "num:" + f : canon(f));
+            }
+            return sb.append('}').toString();
+        }
+        return "other:" + o.getClass().getName() + ":" + o;
+    }
+
+    static String sha256(byte[] b) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+        }
+        catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Every entry of every cache, read from the given node: {cache: [[key, value], ...]} (canon, sorted). */
+    Map<String, Object> readContent(Ignite ig) {
+        Map<String, Object> res = new java.util.TreeMap<>();
+        for (String name : caches()) {
+            List<List<String>> rows = new ArrayList<>();
+            IgniteCache<Object, Object> c = cache(ig, name).withKeepBinary();
+            try (var cur = c.query(new ScanQuery<Object, Object>())) {
+                for (Cache.Entry<Object, Object> e : cur)
+                    rows.add(List.of(canon(e.getKey()), canon(e.getValue())));
+            }
+            rows.sort(Comparator.comparing((List<String> r) -> r.get(0)));
+            res.put(name, rows);
+        }
+        return res;
+    }
+
+    /**
+     * Each server's own copies, read locally (primary and backup): {node: {cache: [[partition, key,
+     * value], ...]}} (canon, sorted).
+     */
+    Map<String, Object> readCopies(List<Ignite> servers) {
+        Map<String, Object> res = new java.util.TreeMap<>();
+        for (Ignite ig : servers) {
+            Map<String, Object> perCache = new java.util.TreeMap<>();
+            for (String name : caches()) {
+                List<List<Object>> rows = new ArrayList<>();
+                IgniteCache<Object, Object> c = cache(ig, name).withKeepBinary();
+                for (Cache.Entry<Object, Object> e : c.localEntries(CachePeekMode.PRIMARY, CachePeekMode.BACKUP))
+                    rows.add(List.of(ig.affinity(name).partition(e.getKey()), canon(e.getKey()), canon(e.getValue())));
+                rows.sort(Comparator.comparing((List<Object> r) -> (Integer)r.get(0))
+                    .thenComparing(r -> (String)r.get(1)));
+                perCache.put(name, rows);
+            }
+            res.put(ig.name(), perCache);
+        }
+        return res;
     }
 
     /** Starts the workers; phases 1..attempts+1, each with txPerPhase transactions per worker. */
@@ -316,6 +448,84 @@ final class Workload {
                 while (b == a);
             }
             run(phase, kind, a, b, drawn, rollback);
+            if (sc.extras) {
+                if (rnd.nextInt(100) < sc.shelfPct)
+                    shelf(phase);
+                if (rnd.nextInt(100) < sc.eventPct)
+                    event(phase);
+            }
+        }
+
+        /**
+         * A shelf transaction: a blob and its note written (a new value of a new size) or removed
+         * together, and with solo, one of its counters raised; rolled back like the transfers.
+         */
+        private void shelf(int phase) {
+            int id = rnd.nextInt(sc.shelfKeys);
+            boolean remove = rnd.nextInt(100) < 15;
+            boolean large = rnd.nextInt(3) == 0;
+            int len = large ? 4200 + rnd.nextInt(sc.maxBlobBytes - 4200) : 50 + rnd.nextInt(2000);
+            boolean rollback = rnd.nextInt(100) < sc.rollbackPct;
+            int soloKey = sc.hasSolo() ? rnd.nextInt(sc.soloKeys) : -1;
+            int mySeq = seq++;
+            List<Object> keys = new ArrayList<>();
+            keys.add(Json.obj("cache", sc.blobsCache, "type", "blob", "value", id));
+            keys.add(Json.obj("cache", sc.notesCache, "type", "string", "value", "note-" + id));
+            Map<String, Object> rec = Json.obj("near", null, "outcome", null, "origin", origin, "kind",
+                remove ? "shelf-remove" : "shelf-put", "phase", phase, "worker", w, "seq", mySeq, "keys", keys);
+            txCount.incrementAndGet();
+            try (Transaction tx = ig.transactions().txStart(PESSIMISTIC, SERIALIZABLE, 15_000, 3)) {
+                rec.put("near", nearOf(tx));
+                if (remove) {
+                    cache(ig, sc.blobsCache).remove(new BlobKey(id));
+                    cache(ig, sc.notesCache).remove("note-" + id);
+                }
+                else {
+                    cache(ig, sc.blobsCache).put(new BlobKey(id), blobBytes(len, seed * 7919 + 1_000_003L * (w + 1) + mySeq));
+                    cache(ig, sc.notesCache).put("note-" + id, "note " + id + " by " + origin + " #" + mySeq);
+                }
+                if (soloKey >= 0) {
+                    Long v = (Long)cache(ig, sc.soloCache).get(soloKey);
+                    cache(ig, sc.soloCache).put(soloKey, (v == null ? 0 : v) + 1);
+                    keys.add(Json.obj("cache", sc.soloCache, "type", "int", "value", soloKey));
+                }
+                if (rollback) {
+                    tx.rollback();
+                    rec.put("outcome", "rolled_back");
+                    rec.put("explicit_rollback", true);
+                }
+                else {
+                    tx.commit();
+                    rec.put("outcome", "committed");
+                }
+            }
+            catch (Exception e) {
+                rec.put("outcome", "rolled_back");
+                rec.put("error", e.getClass().getName() + ": " + e.getMessage());
+            }
+            txLog.add(rec);
+        }
+
+        /** An atomic write of events, outside any transaction: a put (most often) or a remove. */
+        private void event(int phase) {
+            long key = 1_000_000L + rnd.nextInt(sc.eventKeys);
+            boolean remove = rnd.nextInt(100) < 20;
+            int mySeq = seq++;
+            Map<String, Object> rec = Json.obj("near", null, "outcome", null, "origin", origin, "kind",
+                remove ? "event-remove" : "event-put", "phase", phase, "worker", w, "seq", mySeq,
+                "keys", List.of(Json.obj("cache", sc.eventsCache, "type", "long", "value", key)));
+            try {
+                if (remove)
+                    cache(ig, sc.eventsCache).remove(key);
+                else
+                    cache(ig, sc.eventsCache).put(key, "event " + key + " by " + origin + " #" + mySeq);
+                rec.put("outcome", "committed");
+            }
+            catch (Exception e) {
+                rec.put("outcome", "unknown");
+                rec.put("error", e.getClass().getName() + ": " + e.getMessage());
+            }
+            txLog.add(rec);
         }
 
         private void run(int phase, String kind, Acct a, Acct b, long drawn, boolean rollback) {

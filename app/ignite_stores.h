@@ -1,0 +1,47 @@
+// Where Apache Ignite's page files are, given what a user names on the command line:
+//   - a snapshot directory (snapshots/NAME, or a copy of it from a node): each
+//     db/<folder>/ in it is a node's part of the full snapshot, with <folder>'s .smf;
+//   - a work directory (holding db/), or a node directory holding work/: with a snapshot
+//     name, its snapshots/NAME; otherwise the stopped node's own page store,
+//     db/<folder>/;
+//   - a directory of such node or work directories (as copied from every node).
+// Several paths add up; a node found twice is refused.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libwal/ignite_snapshot.h"
+#include "libwal/status.h"
+
+namespace app {
+
+struct IgniteNodeStore {
+  std::string node;          // its folder (server_0)
+  std::string store;         // db/<folder>/
+  std::string snapshot_dir;  // the full snapshot's directory; empty for a node's own store
+  // A full snapshot's metadata of the node (<snapshot dir>/<folder>.smf), or why not.
+  std::optional<wal::IgniteSnapshotMeta> meta;
+  std::string meta_problem;
+  // Where binary types are described (db/binary_meta/<folder>), in the order to read them.
+  std::vector<std::string> binary_meta;
+};
+
+struct IgniteStores {
+  std::vector<IgniteNodeStore> nodes;  // by folder
+  std::string snapshot;                // the full snapshot's name; empty for nodes' own stores
+  // Every node the snapshots' metadata names as the baseline (sorted consistent ids),
+  // and the folder of each whose metadata was read.
+  std::vector<std::string> baseline;
+};
+
+// kNotFound for a path that does not exist; kInvalidArgument, saying what was expected
+// (and which snapshots a work directory holds), for a path that holds no page files.
+wal::Result<IgniteStores> ResolveIgniteStores(const std::vector<std::string>& paths, const std::string& snapshot);
+
+// Whether `path` is Ignite input for data and verify (any of the kinds above, with or
+// without page files), so that walcut's own directories take the other way.
+bool IsIgniteStoreInput(const std::string& path);
+
+}  // namespace app
