@@ -50,9 +50,9 @@ void IndexBuilder::OnData(const wal::Record& r) {
   wal::DataEntry& e = entry_;
   const bool ignite = wal::IsIgnite(r.format);
   while (entries.Next(&e)) {
-    // Ignite's rebalancing writes a partition's entries with no transaction (flag
-    // PRELOAD): not a transaction's write, and in order wherever it comes.
-    if (ignite && e.xid.IsNull() && (e.flags & wal::kEntryFlagPreload) != 0) continue;
+    // An ATOMIC cache's update or a rebalance's (Ignite): of no transaction, and in order
+    // wherever it comes.
+    if (e.xid.IsNull() && wal::RulesOf(r.format).writes_without_transaction) continue;
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
     if (e.xid.IsNull()) continue;  // an initial load, not a transaction
     window_.OnWrite(e);

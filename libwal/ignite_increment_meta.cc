@@ -116,6 +116,19 @@ void ReadBaseline(const fs::path& snapshot, const std::string& folder, IgniteNod
   std::sort(out->baseline.begin(), out->baseline.end());
 }
 
+// The name of the full snapshot in `dir`: its metadata's (a copy of the directory may
+// have been renamed), or the directory's own name when the metadata cannot say.
+std::string SnapshotNameOf(const fs::path& dir, const std::string& folder) {
+  std::error_code ec;
+  const fs::path smf = dir / (folder + ".smf");
+  if (fs::exists(smf, ec)) {
+    if (auto bytes = ReadFileToString(smf.string(), kMaxSmfBytes); bytes.ok()) {
+      if (auto meta = ParseIgniteSnapshotMeta(*bytes); meta.ok()) return meta->snapshot;
+    }
+  }
+  return dir.filename().string();
+}
+
 void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeIncrements* out) {
   std::sort(files.begin(), files.end());
   for (const auto& smf : files) {
@@ -132,7 +145,7 @@ void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeI
     }
     const fs::path snapshot = fs::absolute(smf).lexically_normal().parent_path().parent_path().parent_path();
     const uint64_t index = std::stoull(smf.parent_path().filename().string());
-    if (meta->snapshot != snapshot.filename().string() || meta->index != index || meta->folder != folder) {
+    if (meta->snapshot != SnapshotNameOf(snapshot, folder) || meta->index != index || meta->folder != folder) {
       out->unreadable.push_back(fmt::format("{}: names increment {} of snapshot '{}' on {}, not what its path says",
                                             path, meta->index, meta->snapshot, meta->folder));
       continue;

@@ -52,4 +52,10 @@ SegmentProbe ProbeSegment(std::string_view b) {
   return p;
 }
 
+const FormatRules& RulesOf(SegmentFormat format) {
+  static constexpr FormatRules kWalcutRules{false};
+  static constexpr FormatRules kIgniteRules{true};
+  return IsIgnite(format) ? kIgniteRules : kWalcutRules;
+}
+
 }  // namespace wal

@@ -30,6 +30,17 @@ struct SegmentProbe {
   uint64_t magic = 0;
 };
 
+// What records mean where the formats differ, stated once: the floors above ask these
+// rules rather than branch on the format.
+struct FormatRules {
+  // A DATA_RECORD_V2 entry whose near version is null is a write of no transaction that
+  // may come anywhere in a node's WAL: Ignite's update of an ATOMIC cache, or a
+  // rebalance's (flag PRELOAD). In walcut's format, entries of the null id are the
+  // initial load, which precedes the first full snapshot and is out of order after it.
+  bool writes_without_transaction = false;
+};
+const FormatRules& RulesOf(SegmentFormat format);
+
 // Looks at up to the first 29 bytes of a segment. A walcut header is recognised by its
 // magic alone (a header with that magic and damage elsewhere is walcut's to report), an
 // Ignite header by its type byte and magic.

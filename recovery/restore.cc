@@ -18,6 +18,7 @@
 #include "libcut/side.h"
 #include "libcut/tx_order.h"
 #include "recovery/counter_tracker.h"
+#include "recovery/ignite_restore.h"
 #include "recovery/snapshot_file.h"
 
 namespace recovery {
@@ -226,6 +227,10 @@ void ApplyAll(const HeldList& list, Copies& copies, bool create, NodeResult* out
 
 wal::Status CheckBase(const RestorePlan& plan) {
   for (const auto& n : plan.nodes) {
+    if (!n.ignite_store.empty()) {
+      WAL_RETURN_IF_ERROR(CheckIgniteBase(n));
+      continue;
+    }
     for (const auto& f : ListPartitionFiles(n.base_dir)) {
       auto pf = ReadPartitionFile(f);
       if (!pf.ok()) return pf.status();
@@ -377,6 +382,22 @@ wal::Result<RestorePlan> PlanIgniteRestore(const std::map<std::string, wal::WalL
   });
 }
 
+wal::Result<RestorePlan> PlanIgniteSnapshotRestore(
+    const std::function<std::string(const std::string& node, const std::string& snapshot)>& snapshot_dirs,
+    const std::map<std::string, wal::WalLocation>& live, const std::vector<cut::NodeIndex>& indexes,
+    const cut::ClusterReport& report, size_t cut_index, const std::vector<std::string>& only_nodes) {
+  std::string where;
+  for (const auto& [node, loc] : live) where += (where.empty() ? "" : ", ") + node;
+  const cut::CutReport& c = report.cuts.at(cut_index);
+  return PlanNodes(where, indexes, report, cut_index, only_nodes,
+                   [&](const cut::NodeIndex& n, const cut::CutOnNode&, NodePlan* np) -> wal::Status {
+    auto w = live.find(n.node);
+    if (w == live.end()) return wal::Status::NotFound(fmt::format("{}: where its WAL lies is not known", n.node));
+    np->cut_id = c.id;
+    return PlaceIgniteSnapshotNode(snapshot_dirs(n.node, c.base), c.base, c.increment.value_or(0), w->second, np);
+  });
+}
+
 namespace {
 
 // One node's replay: its base copies loaded, the WAL range from the base snapshot to the
@@ -401,6 +422,7 @@ class NodeReplay {
                                                plan_.node, r.ptr.ToString(), why));
   }
   wal::Status OnData(const wal::Record& r);
+  void ApplyFree(const wal::DataEntry& e);
   wal::Status OnTx(const wal::Record& r);
   void AtFinish();
   cut::Side SideOf(const wal::TxId& x, const wal::Pointer& commit);
@@ -440,7 +462,7 @@ class NodeReplay {
 };
 
 wal::Status NodeReplay::LoadBase() {
-  if (plan_.base_dir.empty()) return wal::Status::Ok();  // Ignite's WAL: from its first record
+  if (plan_.base_dir.empty() || plan_.ignite) return wal::Status::Ok();  // Ignite's WAL: from its first record
   for (const auto& f : ListPartitionFiles(plan_.base_dir)) {
     auto pf = ReadPartitionFile(f);
     if (!pf.ok()) return pf.status();
@@ -527,8 +549,13 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
   wal::DataEntryCursor entries(r.data);
   wal::DataEntry& e = entry_;
   while (entries.Next(&e)) {
+    if (e.xid.IsNull() && wal::RulesOf(r.format).writes_without_transaction) {
+      // An ATOMIC cache's update or a rebalance's, of no transaction: applied in WAL order
+      // until the cut's Start record and not after, as Ignite's restore applies them.
+      if (r.ptr < plan_.start && plan_.Selected(e.cache_id, e.partition)) ApplyFree(e);
+      continue;
+    }
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
-    if (plan_.ignite && e.xid.IsNull()) continue;  // a rebalance's write (PRELOAD): of no transaction
     if (plan_.ignite) placer_.OnWrite(e.xid, r.ptr);
     if (!plan_.Selected(e.cache_id, e.partition)) continue;
     if (last_list_ == kNoList || e.xid != last_xid_) {
@@ -565,6 +592,27 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
                    e.value);
   }
   return wal::Status::Ok();
+}
+
+void NodeReplay::ApplyFree(const wal::DataEntry& e) {
+  const auto op = static_cast<uint8_t>(e.op);
+  if (op == kIgniteRead || op == kIgniteNoop) return;
+  Copy& c = copies_.Get(e.cache_id, e.partition);
+  ++out_.entries;
+  if (e.counter > c.base_counter) (void)c.counters.Update(e.counter - 1, 1);
+  c.highest = std::max(c.highest, e.counter);
+  std::string key(1, static_cast<char>(e.key_type));
+  key.append(e.key);
+  std::string value;
+  const bool remove = e.op == wal::EntryOp::kDelete || e.value_null;
+  if (!remove) {
+    value.push_back(static_cast<char>(e.value_type));
+    value.append(e.value);
+  }
+  Value& v = c.data[key];
+  v.bytes = std::move(value);
+  v.counter = std::max(v.counter, e.counter);
+  v.deleted = remove;
 }
 
 // The side of transaction `x` committing at `commit`: placed by its first commit here,
@@ -654,6 +702,7 @@ NodeResult NodeReplay::Finish() {
 }  // namespace
 
 wal::Result<NodeResult> RestoreNode(const NodePlan& plan, const ProgressFn& progress) {
+  if (!plan.ignite_store.empty()) return RestoreIgniteIncrement(plan, progress);
   NodeReplay replay(plan, progress);
   WAL_RETURN_IF_ERROR(replay.LoadBase());
   WAL_RETURN_IF_ERROR(replay.Replay());

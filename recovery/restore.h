@@ -25,6 +25,13 @@ struct NodePlan {
   // does not read Ignite's page files), keys and values kept as Ignite's cache objects
   // (their type byte, then their bytes).
   bool ignite = false;
+  // Apache Ignite's increment restored from its full snapshot (ignite_restore.h): the
+  // node's part of the snapshot (its page files, db/<folder>/), the snapshot's name, the
+  // increment's id and the previous increment's (nil for increment 1). Empty: Ignite's
+  // WAL replayed from its first record.
+  std::string ignite_store;
+  std::string snapshot;
+  wal::Uuid cut_id, previous_cut;
   wal::Pointer from;             // the base's ClusterSnapshotRecord (Ignite: 0:0)
   wal::Pointer start, finish;    // the cut's records on this node
   std::vector<wal::TxId> before, after;
@@ -65,6 +72,15 @@ wal::Result<RestorePlan> PlanIgniteRestore(const std::map<std::string, wal::WalL
                                            const cut::ClusterReport& report, size_t cut_index,
                                            const std::vector<std::string>& only_nodes);
 
+// The same for an Apache Ignite increment restored from its full snapshot, as Ignite
+// restores it (ignite_restore.h): `snapshot_dirs` gives each node's snapshot directory
+// of a snapshot name (snapshots/<name>, or a copy of it), `live` its own WAL; kNotFound
+// when a node's snapshot holds no page files of it.
+wal::Result<RestorePlan> PlanIgniteSnapshotRestore(
+    const std::function<std::string(const std::string& node, const std::string& snapshot)>& snapshot_dirs,
+    const std::map<std::string, wal::WalLocation>& live, const std::vector<cut::NodeIndex>& indexes,
+    const cut::ClusterReport& report, size_t cut_index, const std::vector<std::string>& only_nodes);
+
 // Reads and verifies every partition file of the plan's base snapshots (a dry run's
 // check; a restore verifies each as it loads it).
 wal::Status CheckBase(const RestorePlan& plan);
@@ -79,6 +95,7 @@ struct NodeResult {
   uint64_t wal_bytes = 0;
   wal::Pointer read_from, read_to;
   std::vector<PartitionFile> partitions;
+  std::vector<std::string> warnings;
 };
 
 // Progress of one node: bytes of WAL replayed so far.

@@ -63,6 +63,7 @@ wal::Status RestoreNodes(const RestorePlan& plan, const RestoreJob& job, const s
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const size_t workers = std::min<size_t>(job.jobs != 0 ? job.jobs : cores, n);
   std::atomic<size_t> next{0};
+  std::mutex warnings_mu;
   std::vector<std::thread> threads;
   for (size_t w = 0; w < workers; ++w) {
     threads.emplace_back([&] {
@@ -77,6 +78,10 @@ wal::Status RestoreNodes(const RestorePlan& plan, const RestoreJob& job, const s
           continue;
         }
         out->partitions[i] = r->partitions.size();
+        {
+          std::lock_guard<std::mutex> lock(warnings_mu);
+          for (auto& line : r->warnings) out->warnings.push_back(std::move(line));
+        }
         status[i] = WriteNode(stage, *r, &out->manifest.nodes[i]);
       }
     });

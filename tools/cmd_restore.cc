@@ -14,7 +14,10 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   auto increment = std::make_shared<int64_t>(-1);
   auto time = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("restore", "Restore every node's data to a consistent cut");
-  sub->add_option("DIR", o->dir, "A cluster directory, or Apache Ignite's WAL (a work directory, or a directory of them)")
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  sub->add_option("DIR", *dirs,
+                  "A cluster directory, or Apache Ignite's: work or snapshot directories, several, or a directory of "
+                  "them")
       ->required();
   AddCommonFlags(sub, common.get());
   sub->add_option("-o,--output", o->out, "Restored directory to create (must not exist or be empty)");
@@ -44,7 +47,9 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");
   sub->add_flag("--force", o->force,
                 "Keep the output even when its copies do not all agree (marked so in restore.json)");
-  sub->callback([o, common, cut, increment, time, caches, partitions, &ctx] {
+  sub->callback([o, dirs, common, cut, increment, time, caches, partitions, &ctx] {
+    o->dir = dirs->front();
+    o->more_dirs.assign(dirs->begin() + 1, dirs->end());
     for (auto [flag, texts, out] : {std::make_tuple("--cache", caches.get(), &o->caches),
                                     std::make_tuple("--partition", partitions.get(), &o->partitions)}) {
       for (const auto& text : *texts) {

@@ -143,8 +143,12 @@ bool InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes, 
 }
 
 bool CheckDir(const std::string& dir, const WalCheck& how, Output& output, DirCuts* out, int* code) {
+  return CheckDirs({dir}, how, output, out, code);
+}
+
+bool CheckDirs(const std::vector<std::string>& paths, const WalCheck& how, Output& output, DirCuts* out, int* code) {
   cut::StreamedCluster streamed;
-  if (!CheckFromWal({dir}, how, output, &streamed, code, &out->inputs)) return false;
+  if (!CheckFromWal(paths, how, output, &streamed, code, &out->inputs)) return false;
   if (!InInputOrder(out->inputs, std::move(streamed.nodes), output, &out->indexes, code)) return false;
   out->report = std::move(streamed.report);
   return true;

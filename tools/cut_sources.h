@@ -62,6 +62,8 @@ struct DirCuts {
   cut::ClusterReport report;
 };
 bool CheckDir(const std::string& dir, const WalCheck& how, Output& output, DirCuts* out, int* code);
+// The same of several paths (Ignite's: a snapshot directory of each node, say).
+bool CheckDirs(const std::vector<std::string>& paths, const WalCheck& how, Output& output, DirCuts* out, int* code);
 // Checks the cluster of the summary files `files` cut by cut, each file read as the check
 // goes (summary_file.h). A file that cannot be opened, two of one node or one node order,
 // or damage found part way through any of them is an error: no report then.

@@ -160,18 +160,22 @@ std::vector<WalInput> IgniteInputsOf(const fs::path& p) {
   if (auto snapshot = IgniteSnapshotNodes(p); !snapshot.empty()) return snapshot;
   std::error_code ec;
   if (fs::exists(p / cut::kClusterFileName, ec)) return {};
+  // Node or work directories, or copies of a snapshot directory (one from each node).
   std::vector<fs::path> ignite;
   for (const auto& entry : fs::directory_iterator(p, ec)) {
     if (!entry.is_directory()) continue;
     if (fs::is_directory(entry.path() / "wal")) return {};  // walcut's own nodes
-    if (!IgniteWalRoot(entry.path()).empty()) ignite.push_back(entry.path());
+    if (!IgniteWalRoot(entry.path()).empty() || !IgniteSnapshotNodes(entry.path()).empty()) {
+      ignite.push_back(entry.path());
+    }
   }
   std::sort(ignite.begin(), ignite.end(), [](const fs::path& a, const fs::path& b) {
     return NaturalLess(a.filename().string(), b.filename().string());
   });
   std::vector<WalInput> out;
   for (const auto& dir : ignite) {
-    for (auto& n : IgniteNodes(IgniteWalRoot(dir))) out.push_back(std::move(n));
+    const fs::path root = IgniteWalRoot(dir);
+    for (auto& n : root.empty() ? IgniteSnapshotNodes(dir) : IgniteNodes(root)) out.push_back(std::move(n));
   }
   return out;
 }

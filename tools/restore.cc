@@ -141,12 +141,33 @@ bool CheckNodes(const RestoreOptions& o, const cut::CutReport& chosen, Output& o
   return true;
 }
 
+// An Ignite increment is restored as Ignite restores it, from its full snapshot's page
+// files and the increments' WAL; where a node's snapshot holds no page files, from each
+// node's WAL replayed from its first record.
+wal::Result<recovery::RestorePlan> PlanIgnite(const std::map<std::string, WalInput>& inputs,
+                                              const std::map<std::string, wal::WalLocation>& wals,
+                                              const std::vector<cut::NodeIndex>& indexes,
+                                              const cut::ClusterReport& report, size_t chosen,
+                                              const std::vector<std::string>& only_nodes) {
+  auto snapshot_dir = [&](const std::string& node, const std::string& snapshot) {
+    const WalInput& in = inputs.at(node);
+    return in.ignite_snapshot.empty() ? in.ignite_work + "/snapshots/" + snapshot : in.ignite_snapshot;
+  };
+  auto plan = recovery::PlanIgniteSnapshotRestore(snapshot_dir, wals, indexes, report, chosen, only_nodes);
+  if (plan.ok() || plan.status().code() != wal::StatusCode::kNotFound) return plan;
+  auto from_wal = recovery::PlanIgniteRestore(wals, indexes, report, chosen, only_nodes);
+  if (from_wal.ok()) return from_wal;
+  return wal::Status(from_wal.status().code(),
+                     fmt::format("{}; and {}", plan.status().message(), from_wal.status().message()));
+}
+
 void PlanJson(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
   JsonWriter j(b);
   j.BeginObject().Field("schema", 1).Field("dry_run", true).Field("cut", plan.cut.ToString());
   j.Field("increment", plan.increment).Field("base", plan.base).Key("nodes").BeginArray();
   for (const auto& n : plan.nodes) {
     j.BeginObject().Field("node", n.node).Field("base", n.base_dir).Field("from", n.from.ToString());
+    if (!n.ignite_store.empty()) j.Field("snapshot", n.snapshot);
     j.Field("start", n.start.ToString()).Field("finish", n.finish.ToString());
     j.Field("before", n.before.size()).Field("after", n.after.size()).EndObject();
   }
@@ -161,7 +182,10 @@ void PlanText(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
     fmt::format_to(it,
                    "  {:<12} {} from {} to {} (Start {}), apply what committed before Start except {} "
                    "listed After, and {} listed Before after it\n",
-                   n.node, n.ignite ? std::string("no base (Ignite: its WAL from its first record)") : "base " + n.base_dir,
+                   n.node,
+                   !n.ignite_store.empty() ? fmt::format("base {} (Ignite's full snapshot '{}')", n.base_dir, n.snapshot)
+                   : n.ignite              ? std::string("no base (Ignite: its WAL from its first record)")
+                                           : "base " + n.base_dir,
                    n.from.ToString(), n.finish.ToString(), n.start.ToString(), n.after.size(), n.before.size());
   }
 }
@@ -270,8 +294,11 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   // Apache Ignite's WAL (a work directory, a directory of them, ...): where each node's
   // WAL lies and its binary metadata.
   std::map<std::string, wal::WalLocation> ignite_wals;
+  std::map<std::string, WalInput> ignite_inputs;
   std::vector<std::string> binary_meta_dirs;
-  if (auto resolved = ResolveWalInputs({o.dir}); resolved.ok()) {
+  std::vector<std::string> dirs{o.dir};
+  dirs.insert(dirs.end(), o.more_dirs.begin(), o.more_dirs.end());
+  if (auto resolved = ResolveWalInputs(dirs); resolved.ok()) {
     if (!CheckSubset(o, *resolved, output)) return kExitUsage;
     for (const auto& in : resolved->nodes) {
       if (!IsIgniteInput(in)) continue;
@@ -281,10 +308,15 @@ int RunRestore(const RestoreOptions& o, Output& output) {
         return kExitUsage;
       }
       ignite_wals[in.node] = in.wal_dir;
+      ignite_inputs[in.node] = in;
       for (auto& d : BinaryMetaDirsOf(in)) binary_meta_dirs.push_back(std::move(d));
     }
     if (!ignite_wals.empty() && ignite_wals.size() != resolved->nodes.size()) {
       output.Error("restore: \"{}\" mixes Apache Ignite's WAL with walcut's", o.dir);
+      return kExitUsage;
+    }
+    if (ignite_wals.empty() && !o.more_dirs.empty()) {
+      output.Error("restore takes one of walcut's cluster directories (several only of Apache Ignite's)");
       return kExitUsage;
     }
     if (!ignite_wals.empty() && o.time) {
@@ -304,7 +336,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   how.threads = o.jobs;  // --jobs counts the threads of both phases (0: one per core)
   DirCuts found;
   int code = kExitOk;
-  if (!CheckDir(o.dir, how, output, &found, &code)) return code;
+  if (!CheckDirs(dirs, how, output, &found, &code)) return code;
   WalInputs& inputs = found.inputs;
   std::vector<cut::NodeIndex>& indexes = found.indexes;
   const std::optional<cut::ClusterInfo>& cluster = inputs.cluster;
@@ -320,7 +352,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     return kExitUnreadable;
   }
   auto plan = ignite_wals.empty() ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
-                                  : recovery::PlanIgniteRestore(ignite_wals, indexes, report, chosen, o.nodes);
+                                  : PlanIgnite(ignite_inputs, ignite_wals, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;

@@ -13,7 +13,8 @@
 namespace tools {
 
 struct RestoreOptions {
-  std::string dir;
+  std::string dir;                     // the first directory given
+  std::vector<std::string> more_dirs;  // Ignite: the others (a snapshot directory from each node)
   std::string out;
   std::optional<std::string> cut;
   std::optional<uint32_t> increment;

@@ -45,12 +45,15 @@ def restorable(inc):
     return r is not None and "error" not in r
 
 
-def check_fixture(walcut, fixture, nodes=None):
+def check_fixture(walcut, fixture, nodes=None, snapshot=None):
+    """`snapshot`: only the attempts of that full snapshot (the inputs are its directories)."""
     truth = json.load(open(os.path.join(fixture, "truth.json")))
     code, doc, err = run_check(walcut, nodes or os.path.join(fixture, "nodes"))
     cuts = {c["id"]: c for c in doc["cuts"]}
-    ok = [i for i in truth["increments"] if i["ok"]]
-    for inc in truth["increments"]:
+    first = truth["snapshot"]["name"]
+    attempts = [i for i in truth["increments"] if snapshot is None or (i.get("snapshot") or first) == snapshot]
+    ok = [i for i in attempts if i["ok"]]
+    for inc in attempts:
         c = cuts.get(inc["request_id"])
         if not inc["ok"] and restorable(inc):
             # Ignite failed the operation after every node kept the increment, and restores it.
@@ -220,11 +223,14 @@ def main():
         else:
             n = check_fixture(args[0], args[1])
             print(f"{args[1]}: {n} increment(s) Ignite completed, each consistent and numbered alike")
-            # The same from the snapshot directories alone, one per node (the WAL its increments keep).
-            snapshots = sorted(glob.glob(os.path.join(args[1], "nodes", "*", "work", "snapshots", "*")))
-            if snapshots:
-                n = check_fixture(args[0], args[1], snapshots)
-                print(f"{args[1]}: from {len(snapshots)} snapshot directories, the same {n} increment(s)")
+            # The same from the snapshot directories alone, one per node (the WAL its increments keep),
+            # each full snapshot's on its own.
+            names = sorted({os.path.basename(p) for p in
+                            glob.glob(os.path.join(args[1], "nodes", "*", "work", "snapshots", "*"))})
+            for name in names:
+                snapshots = sorted(glob.glob(os.path.join(args[1], "nodes", "*", "work", "snapshots", name)))
+                n = check_fixture(args[0], args[1], snapshots, name)
+                print(f"{args[1]}: from {len(snapshots)} directories of snapshot {name}, the same {n} increment(s)")
     except Mismatch as e:
         print(f"MISMATCH: {e}", file=sys.stderr)
         sys.exit(1)

@@ -115,18 +115,24 @@ def check(outdir):
             fails.append(f"{nid}: records_per_type differs from ignite-records.jsonl for "
                          + ", ".join(f"{k} ({want.get(k, 0)} vs {counts.get(k, 0)})" for k in diff))
 
-    last_index = 0
+    for snp in truth.get("snapshots", [])[1:]:  # a later full snapshot restores with all the money too
+        r = snp.get("restored")
+        if r is not None and "error" not in r:
+            money(f"snapshot {snp.get('name')} restored", r)
+    last_index = {}  # per full snapshot: its increments are numbered from 1
     for inc in truth["increments"]:
         name = f"increment attempt {inc.get('attempt')} (index {inc.get('index')})"
         rq = inc.get("request_id")
+        snapshot = inc.get("snapshot") or truth["snapshot"]["name"]
         if inc.get("ok"):
+            last = last_index.get(snapshot, 0)
             if not isinstance(inc.get("index"), int):
                 fails.append(f"{name}: successful but has no index")
-            elif inc["index"] != last_index + 1:
-                fails.append(f"{name}: successful increments should be numbered 1..n in order, "
-                             f"expected index {last_index + 1}")
+            elif inc["index"] != last + 1:
+                fails.append(f"{name}: successful increments of {snapshot} should be numbered 1..n in order, "
+                             f"expected index {last + 1}")
             else:
-                last_index = inc["index"]
+                last_index[snapshot] = inc["index"]
             if not rq:
                 fails.append(f"{name}: successful but has no request id")
             else:

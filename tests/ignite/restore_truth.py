@@ -2,17 +2,21 @@
 """walcut restore of a real Apache Ignite increment equals Ignite's own restore (truth.json).
 
 For a fixture made by tests/ignite/run: for every increment Ignite completed,
-`walcut restore FIXTURE/nodes --increment N -o OUT` must succeed, and `walcut data OUT --json` must
-hold, key by key, the balances Ignite's own restore of that increment held (truth.json's
-increments[].restored: the bank cache's Long values, the vault cache's Account.balance field), no
-key more or less, each key in as many copies as its cache has (backups + 1), every copy alike, and
-the money conserved (the total is the workload's initial total).
+`walcut restore FIXTURE/nodes [--snapshot NAME] --increment N -o OUT` must succeed, and
+`walcut data OUT --json` must hold, key by key, the balances Ignite's own restore of that increment
+held (truth.json's increments[].restored: the bank cache's Long values, the vault cache's
+Account.balance field), no key more or less, each key in as many copies as its cache has
+(backups + 1), every copy alike, and the money conserved (the total is the workload's initial
+total). Where the truth has every node's copies (scenarios with more caches: a cache group, an
+ATOMIC cache, binary keys, values over a page), each node's copy of every cache must equal the
+node's copy after Ignite's restore, row for row (copies.py).
 
 --self-test: a truth.json with one restored balance changed must fail the comparison; a copy of
 the fixture where one node's DATA record has a value rewritten (CRC sound) must make the restore
 refuse (its copies no longer agree); and one where a node's first archive segment is gone must be
 refused (its WAL no longer reaches back to its first record, nor, here, to the full snapshot's).
 """
+import glob
 import json
 import os
 import re
@@ -23,9 +27,7 @@ import sys
 import tempfile
 import zlib
 
-
-class Mismatch(Exception):
-    pass
+from copies import Mismatch, compare_copies, truth_copies, walcut_copies
 
 
 CLASS_OF = {"int": "int", "long": "long", "string": "String"}
@@ -44,17 +46,24 @@ def balance_of(value, value_class):
     return int(m.group(1))
 
 
+MONEY = ("bank", "vault")
+
+
 def restored_balances(walcut, out, caches):
-    """{(cache name, key class, key text): [balance of each copy]} from walcut data --json."""
+    """{(cache name, key class, key text): [balance of each copy]} from walcut data --json, of the
+    caches that hold the money."""
     p = run(walcut, "data", "--json", out)
     if p.returncode != 0:
         raise Mismatch(f"walcut data {out}: exit {p.returncode}\n{p.stderr}")
     copies = {}
     for node in json.loads(p.stdout)["nodes"]:
         for part in node["partitions"]:
-            name = caches.get(part["cache"])
+            cache = part["cache"] - (1 << 32) if part["cache"] >= (1 << 31) else part["cache"]
+            name = caches.get(cache)
             if name is None:
                 raise Mismatch(f"{node['node']}: cache id {part['cache']} is none of the scenario's caches")
+            if name not in MONEY:
+                continue
             for e in part["entries"]:
                 key = (name, e["key_class"], e["key"])
                 copies.setdefault(key, []).append(balance_of(e["value"], e["value_class"]))
@@ -63,7 +72,7 @@ def restored_balances(walcut, out, caches):
 
 def compare(inc, copies, truth):
     scenario = truth["scenario"]
-    want_copies = {c["name"]: c["backups"] + 1 for c in scenario["caches"]}
+    want_copies = {c["name"]: c["backups"] + 1 for c in scenario["caches"] if c["name"] in MONEY}
     want = {}
     for b in inc["restored"]["balances"]:
         want[(b["cache"], CLASS_OF[b["key"]["type"]], str(b["key"]["value"]))] = b["balance"]
@@ -86,6 +95,19 @@ def compare(inc, copies, truth):
     return len(want)
 
 
+def from_snapshot_copies(fixture, snapshot, tmp):
+    """The snapshot's directories alone, without any node's own WAL: as several DIRs, and as one folder
+    holding a copy from each node under another name."""
+    dirs = sorted(glob.glob(os.path.join(fixture, "nodes", "*", "work", "snapshots", snapshot)))
+    if not dirs or not glob.glob(os.path.join(dirs[0], "db", "*", "cache*")):
+        return []
+    held = os.path.join(tmp, f"copies-of-{snapshot}")
+    if not os.path.isdir(held):
+        for d in dirs:
+            shutil.copytree(d, os.path.join(held, "copy-of-" + d.split(os.sep)[-4]))
+    return [("its snapshot directories", dirs), ("a folder of their copies", [held])]
+
+
 def restore_fixture(walcut, fixture, truth=None):
     truth = truth or json.load(open(os.path.join(fixture, "truth.json")))
     caches = {c["cache_id"]: c["name"] for c in truth["scenario"]["caches"]}
@@ -96,15 +118,34 @@ def restore_fixture(walcut, fixture, truth=None):
             r = inc.get("restored")
             if not inc["ok"] and (r is None or "error" in r):
                 continue
-            out = os.path.join(tmp, f"increment-{inc['index']}")
-            p = run(walcut, "restore", os.path.join(fixture, "nodes"), "--increment", str(inc["index"]), "-o", out)
+            snapshot = inc.get("snapshot") or truth["snapshot"]["name"]
+            out = os.path.join(tmp, f"{snapshot}-increment-{inc['index']}")
+            p = run(walcut, "restore", os.path.join(fixture, "nodes"), "--snapshot", snapshot,
+                    "--increment", str(inc["index"]), "-o", out)
             if p.returncode != 0:
-                raise Mismatch(f"walcut restore --increment {inc['index']}: exit {p.returncode}\n{p.stderr}")
+                raise Mismatch(f"walcut restore --snapshot {snapshot} --increment {inc['index']}: exit {p.returncode}"
+                               f"\n{p.stderr}")
             v = run(walcut, "verify", out)
             if v.returncode != 0:
                 raise Mismatch(f"walcut verify of increment {inc['index']}: exit {v.returncode}\n{v.stdout}{v.stderr}")
             keys = compare(inc, restored_balances(walcut, out, caches), truth)
-            print(f"  increment {inc['index']}: {keys} keys as Ignite restored them, total {inc['restored']['total']}")
+            rows = ""
+            if "copies" in r:
+                names = {str(c["cache_id"]): c["name"] for c in truth["scenario"]["caches"]}
+                n = compare_copies(f"increment {inc['index']} of {snapshot}", truth_copies(r),
+                                   walcut_copies(walcut, out), names)
+                rows = f"; every node's copy of every cache row for row ({n} rows)"
+                for how, dirs in from_snapshot_copies(fixture, snapshot, tmp):
+                    alone = os.path.join(tmp, f"{snapshot}-increment-{inc['index']}-{how}")
+                    p = run(walcut, "restore", *dirs, "--increment", str(inc["index"]), "-o", alone)
+                    if p.returncode != 0:
+                        raise Mismatch(f"walcut restore of increment {inc['index']} from {how}: exit {p.returncode}"
+                                       f"\n{p.stderr}")
+                    compare_copies(f"increment {inc['index']} of {snapshot} from {how}", truth_copies(r),
+                                   walcut_copies(walcut, alone), names)
+                    rows += f"; the same from {how}"
+            print(f"  increment {inc['index']} of {snapshot}: {keys} keys as Ignite restored them, total "
+                  f"{inc['restored']['total']}{rows}")
             done += 1
     if done == 0:
         raise Mismatch("Ignite completed no increment in this fixture: nothing to compare")

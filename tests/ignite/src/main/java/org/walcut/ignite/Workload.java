@@ -174,10 +174,16 @@ final class Workload {
         return res;
     }
 
-    /** A blob's bytes: {@code len} bytes drawn from a generator seeded by the blob and its version. */
+    /**
+     * A blob's bytes: {@code len} bytes, a block of 32 drawn from a generator seeded by the blob and its
+     * version, repeated (so that the fixtures compress; every version's bytes differ all the same).
+     */
     static byte[] blobBytes(int len, long seed) {
+        byte[] block = new byte[32];
+        new Random(seed).nextBytes(block);
         byte[] b = new byte[len];
-        new Random(seed).nextBytes(b);
+        for (int i = 0; i < len; i++)
+            b[i] = block[i % block.length];
         return b;
     }
 

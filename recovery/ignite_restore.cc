@@ -1,0 +1,369 @@
+#include "recovery/ignite_restore.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "libwal/file_io.h"
+#include "libwal/ignite_increment_meta.h"
+#include "libwal/ignite_record.h"
+#include "libwal/ignite_snapshot.h"
+#include "libwal/wal_reader.h"
+#include "recovery/counter_tracker.h"
+#include "recovery/ignite_copies.h"
+
+namespace recovery {
+namespace {
+
+// Ignite's GridCacheOperation ordinals of entries that change nothing.
+constexpr uint8_t kIgniteRead = 0;
+constexpr uint8_t kIgniteNoop = 6;
+
+// Ignite's record types that hold cache writes other than DATA_RECORD_V2's: Ignite's
+// restore does not read them, and walcut refuses rather than restore less than the WAL
+// holds.
+bool IsOtherDataRecord(uint8_t type) {
+  static constexpr std::string_view kNames[] = {
+      "DATA_RECORD",      "ENCRYPTED_DATA_RECORD", "ENCRYPTED_DATA_RECORD_V2",     "ENCRYPTED_DATA_RECORD_V3",
+      "MVCC_DATA_RECORD", "OUT_OF_ORDER_UPDATE",   "ENCRYPTED_OUT_OF_ORDER_UPDATE"};
+  const char* name = wal::IgniteRecordTypeName(type);
+  return name != nullptr && std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+struct Row {
+  std::string value;
+  uint64_t counter = 0;  // of the entry that wrote it; 0 for the full snapshot's
+};
+
+// One cache's part of a group partition's copy.
+struct CacheCopy {
+  uint32_t cache = 0;
+  uint32_t partition = 0;
+  std::unordered_map<std::string, Row> rows;
+};
+
+// A group partition's copy: its counter, and its caches' rows.
+struct GroupCopy {
+  CounterTracker counters;
+  uint64_t highest = 0;
+  std::vector<CacheCopy> caches;
+};
+
+class IncrementReplay {
+ public:
+  IncrementReplay(const NodePlan& plan, const ProgressFn& progress)
+      : plan_(plan), progress_(progress), included_(plan.before.begin(), plan.before.end()),
+        excluded_(plan.after.begin(), plan.after.end()) {
+    out_.node = plan.node;
+  }
+
+  wal::Status LoadBase();
+  wal::Status Replay();
+  NodeResult Finish();
+
+ private:
+  enum class Filter { kAll, kNotExcluded, kIncluded };
+  bool Passes(const wal::TxId& xid) const {
+    switch (filter_) {
+      case Filter::kAll: return true;
+      case Filter::kNotExcluded: return xid.IsNull() || excluded_.count(xid) == 0;
+      case Filter::kIncluded: return !xid.IsNull() && included_.count(xid) != 0;
+    }
+    return false;
+  }
+  wal::Status OnData(const wal::Record& r);
+
+  const NodePlan& plan_;
+  const ProgressFn& progress_;
+  const std::set<wal::TxId> included_, excluded_;
+  NodeResult out_;
+  std::unordered_map<int32_t, int32_t> group_of_;            // cache id -> group id
+  std::map<std::pair<int32_t, uint32_t>, GroupCopy> copies_;  // (group, partition)
+  Filter filter_ = Filter::kAll;
+  bool started_ = false;
+  std::unordered_set<wal::TxId, wal::TxIdHash> applied_, skipped_;
+  std::map<int32_t, uint64_t> unknown_caches_;  // entries of caches the snapshot does not hold
+  wal::DataEntry entry_;
+  uint64_t since_progress_ = 0;
+};
+
+wal::Status IncrementReplay::LoadBase() {
+  auto groups = wal::ListIgniteGroups(plan_.ignite_store);
+  if (!groups.ok()) return groups.status();
+  IgniteCopyOptions how;
+  for (const auto& g : *groups) {
+    if (g.metastorage) continue;
+    for (const auto& c : g.caches) {
+      if (!c.problem.empty()) return wal::Status::Corruption(c.problem);
+      group_of_[c.id] = g.id;
+    }
+    if (!g.shared && g.caches.empty()) group_of_[g.id] = g.id;
+    for (const auto& [partition, path] : g.files) {
+      if (partition == wal::ignite_page::kIndexPartition) continue;
+      IgniteCopy copy;
+      WAL_RETURN_IF_ERROR(ReadIgniteCopy(g, partition, path, how, &copy));
+      if (!copy.damage.empty()) {
+        return wal::Status::Corruption(fmt::format("the full snapshot is damaged: {}{}", copy.damage[0].ToString(path),
+                                                   copy.damage.size() > 1 ? fmt::format(" (and {} more)",
+                                                                                        copy.damage.size() - 1)
+                                                                          : std::string()));
+      }
+      if (!copy.meta_read) {
+        return wal::Status::Corruption(fmt::format("\"{}\": its partition meta page cannot be read", path));
+      }
+      GroupCopy& gc = copies_[{g.id, partition}];
+      gc.counters = CounterTracker(copy.meta.update_counter, copy.meta.update_counter);
+      gc.highest = copy.meta.update_counter;
+      for (auto& f : copy.caches) {
+        CacheCopy cc;
+        cc.cache = f.cache_id;
+        cc.partition = partition;
+        if (plan_.Selected(f.cache_id, partition)) {
+          cc.rows.reserve(f.entries.size());
+          for (auto& e : f.entries) cc.rows.emplace(std::move(e.key), Row{std::move(e.value), 0});
+        }
+        gc.caches.push_back(std::move(cc));
+      }
+    }
+  }
+  return wal::Status::Ok();
+}
+
+wal::Status IncrementReplay::OnData(const wal::Record& r) {
+  wal::DataEntryCursor entries(r.data);
+  wal::DataEntry& e = entry_;
+  while (entries.Next(&e)) {
+    if (!started_) continue;
+    const auto cache = static_cast<int32_t>(e.cache_id);
+    auto g = group_of_.find(cache);
+    if (g == group_of_.end()) {  // not a cache of the snapshot: Ignite does not restore it
+      ++unknown_caches_[cache];
+      continue;
+    }
+    if (!Passes(e.xid)) {
+      if (!e.xid.IsNull()) skipped_.insert(e.xid);
+      continue;
+    }
+    const auto op = static_cast<uint8_t>(e.op);
+    if (op == kIgniteRead || op == kIgniteNoop) continue;
+    if (e.op != wal::EntryOp::kCreate && e.op != wal::EntryOp::kUpdate && e.op != wal::EntryOp::kDelete) {
+      return wal::Status::NotSupported(fmt::format("{}: an entry at {} is a {} write, which walcut cannot apply",
+                                                   plan_.node, r.ptr.ToString(), wal::EntryOpName(e.op)));
+    }
+    auto c = copies_.find({g->second, e.partition});
+    if (c == copies_.end()) {
+      return wal::Status::Corruption(fmt::format(
+          "{}: an entry of cache {} partition {} at {}, a partition the node's full snapshot does not hold "
+          "(Ignite's restore fails on it too)", plan_.node, cache, e.partition, r.ptr.ToString()));
+    }
+    if (!e.xid.IsNull()) applied_.insert(e.xid);
+    if (!plan_.Selected(e.cache_id, e.partition)) continue;
+    GroupCopy& gc = c->second;
+    if (e.counter != 0) {  // a rebalance's entry has none
+      wal::Status s = gc.counters.Update(e.counter - 1, 1);
+      if (s.code() == wal::StatusCode::kNotSupported) {
+        return wal::Status::NotSupported(fmt::format("{}: group {} partition {}: {}", plan_.node, g->second,
+                                                     e.partition, s.message()));
+      }
+      gc.highest = std::max(gc.highest, e.counter);
+    }
+    auto cc = std::find_if(gc.caches.begin(), gc.caches.end(), [&](const CacheCopy& x) { return x.cache == e.cache_id; });
+    if (cc == gc.caches.end()) {
+      gc.caches.push_back({e.cache_id, e.partition, {}});
+      cc = gc.caches.end() - 1;
+    }
+    ++out_.entries;
+    std::string key;
+    key.reserve(1 + e.key.size());
+    key.push_back(static_cast<char>(e.key_type));
+    key.append(e.key);
+    if (e.op == wal::EntryOp::kDelete) {
+      cc->rows.erase(key);
+      continue;
+    }
+    std::string value;
+    if (!e.value_null) {
+      value.reserve(1 + e.value.size());
+      value.push_back(static_cast<char>(e.value_type));
+      value.append(e.value);
+    }
+    cc->rows.insert_or_assign(std::move(key), Row{std::move(value), e.counter});
+  }
+  return wal::Status::Ok();
+}
+
+wal::Status IncrementReplay::Replay() {
+  auto files = SegmentsOfRange(plan_.node, plan_.wal, plan_.from, plan_.finish);
+  if (!files.ok()) return files.status();
+  std::string first_error;
+  wal::ReaderOptions ro;
+  ro.from = plan_.from;
+  ro.light = true;  // DATA records viewed in place
+  auto reader = wal::WalReader::OpenFiles(std::move(files).value(), ro, [&](const wal::Issue& i) {
+    if (i.IsError() && first_error.empty()) first_error = i.ToString();
+  });
+  out_.read_from = plan_.from;
+  filter_ = plan_.previous_cut.IsNil() ? Filter::kNotExcluded : Filter::kAll;
+  bool reached_finish = false;
+  const wal::Record* r = nullptr;
+  while (reader->Next(&r) && first_error.empty()) {
+    out_.read_to = r->ptr;
+    out_.wal_bytes += r->size;
+    since_progress_ += r->size;
+    if (progress_ && since_progress_ > (8u << 20)) {
+      progress_(plan_.node, out_.wal_bytes);
+      since_progress_ = 0;
+    }
+    const auto type = static_cast<wal::RecordType>(r->type);
+    if (type == wal::RecordType::kData) {
+      WAL_RETURN_IF_ERROR(OnData(*r));
+    } else if (type == wal::RecordType::kClusterSnapshot) {
+      started_ |= r->decoded.snapshot.name == plan_.snapshot;
+    } else if (type == wal::RecordType::kCutStart) {
+      if (started_ && r->decoded.cut_start.cut_id == plan_.cut_id) filter_ = Filter::kIncluded;
+    } else if (type == wal::RecordType::kCutFinish) {
+      const wal::Uuid& id = r->decoded.cut_finish.cut_id;
+      if (started_ && id == plan_.cut_id) {
+        reached_finish = true;
+        break;
+      }
+      if (started_ && id == plan_.previous_cut) filter_ = Filter::kNotExcluded;
+    } else if (IsOtherDataRecord(r->type)) {
+      return wal::Status::NotSupported(fmt::format(
+          "{}: {} at {} holds writes walcut cannot apply (only DATA_RECORD_V2 is read): the restore would miss them",
+          plan_.node, wal::IgniteRecordTypeName(r->type), r->ptr.ToString()));
+    }
+  }
+  if (!first_error.empty()) {
+    return wal::Status::Corruption(fmt::format("{}: the WAL range to replay is damaged: {}", plan_.node, first_error));
+  }
+  if (!started_) {
+    return wal::Status::Corruption(fmt::format("{}: no CLUSTER_SNAPSHOT record of '{}' at {} or after it", plan_.node,
+                                               plan_.snapshot, plan_.from.ToString()));
+  }
+  if (!reached_finish) {
+    return wal::Status::Corruption(fmt::format("{}: the WAL ends before the increment's Finish record at {}",
+                                               plan_.node, plan_.finish.ToString()));
+  }
+  return wal::Status::Ok();
+}
+
+NodeResult IncrementReplay::Finish() {
+  out_.txs_applied = applied_.size();
+  out_.txs_skipped = skipped_.size();
+  for (const auto& [cache, n] : unknown_caches_) {
+    out_.warnings.push_back(fmt::format("{}: {} entries of cache {}, which the full snapshot does not hold, not "
+                                        "applied (as Ignite's restore does not)", plan_.node, n, cache));
+  }
+  std::vector<PartitionFile> files;
+  for (auto& [key, gc] : copies_) {
+    gc.counters.RaiseHwm(gc.highest);
+    out_.gaps_closed += gc.counters.Finalize().size();
+    for (auto& cc : gc.caches) {
+      if (!plan_.Selected(cc.cache, cc.partition)) continue;
+      PartitionFile pf;
+      pf.cache_id = cc.cache;
+      pf.partition = cc.partition;
+      pf.lwm = pf.hwm = gc.counters.lwm();
+      pf.entries.reserve(cc.rows.size());
+      for (auto& [k, row] : cc.rows) pf.entries.push_back({k, std::move(row.value), row.counter});
+      std::sort(pf.entries.begin(), pf.entries.end(), [](const auto& x, const auto& y) { return x.key < y.key; });
+      files.push_back(std::move(pf));
+    }
+  }
+  std::sort(files.begin(), files.end(), [](const PartitionFile& x, const PartitionFile& y) {
+    return PackedCopyKey(x.cache_id, x.partition) < PackedCopyKey(y.cache_id, y.partition);
+  });
+  out_.partitions = std::move(files);
+  copies_.clear();
+  if (progress_) progress_(plan_.node, out_.wal_bytes);
+  return std::move(out_);
+}
+
+}  // namespace
+
+wal::Result<NodeResult> RestoreIgniteIncrement(const NodePlan& plan, const ProgressFn& progress) {
+  IncrementReplay replay(plan, progress);
+  WAL_RETURN_IF_ERROR(replay.LoadBase());
+  WAL_RETURN_IF_ERROR(replay.Replay());
+  return replay.Finish();
+}
+
+namespace {
+namespace fs = std::filesystem;
+
+constexpr uint64_t kMaxSmfBytes = 1 << 20;
+
+std::string IncrementDir(const std::string& snapshot_dir, uint32_t i) {
+  return fmt::format("{}/increments/{:016d}", snapshot_dir, i);
+}
+
+}  // namespace
+
+wal::Status PlaceIgniteSnapshotNode(const std::string& snapshot_dir, const std::string& snapshot, uint32_t increment,
+                                    const wal::WalLocation& live, NodePlan* np) {
+  const std::string& folder = np->node;
+  const std::string store = snapshot_dir + "/db/" + folder;
+  std::error_code ec;
+  if (!fs::is_directory(store, ec)) {
+    return wal::Status::NotFound(fmt::format("{}: the full snapshot '{}' holds no page files of it (\"{}\")", folder,
+                                             snapshot, store));
+  }
+  const std::string smf = fmt::format("{}/{}.smf", snapshot_dir, folder);
+  auto bytes = wal::ReadFileToString(smf, kMaxSmfBytes);
+  if (!bytes.ok()) return wal::Status::Corruption(fmt::format("{}: {}", folder, bytes.status().message()));
+  auto meta = wal::ParseIgniteSnapshotMeta(*bytes);
+  if (!meta.ok()) return wal::Status::Corruption(fmt::format("\"{}\": {}", smf, meta.status().message()));
+  if (meta->snapshot != snapshot || meta->folder != folder) {
+    return wal::Status::Corruption(fmt::format("\"{}\": the metadata of snapshot '{}' of {}, not '{}' of {}", smf,
+                                               meta->snapshot, meta->folder, snapshot, folder));
+  }
+  if (!meta->record) {
+    return wal::Status::Corruption(fmt::format("\"{}\": no pointer to the snapshot's CLUSTER_SNAPSHOT record", smf));
+  }
+  np->ignite = true;
+  np->ignite_store = store;
+  np->snapshot = snapshot;
+  np->from = *meta->record;
+  np->base_dir = store;
+  std::vector<std::string> dirs;
+  for (uint32_t i = 1; i <= increment; ++i) {
+    const std::string d = IncrementDir(snapshot_dir, i) + "/db/wal/" + folder;
+    if (!fs::is_directory(d, ec)) break;
+    dirs.push_back(d);
+  }
+  np->wal = dirs.size() == increment ? wal::WalLocation(std::move(dirs)) : live;
+  if (increment > 1) {
+    const std::string prev = fmt::format("{}/{}.smf", IncrementDir(snapshot_dir, increment - 1), folder);
+    auto prev_bytes = wal::ReadFileToString(prev, kMaxSmfBytes);
+    if (!prev_bytes.ok()) return wal::Status::Corruption(fmt::format("{}: {}", folder, prev_bytes.status().message()));
+    auto prev_meta = wal::ParseIgniteIncrementMeta(*prev_bytes);
+    if (!prev_meta.ok()) return wal::Status::Corruption(fmt::format("\"{}\": {}", prev, prev_meta.status().message()));
+    np->previous_cut = prev_meta->request_id;
+  }
+  return wal::Status::Ok();
+}
+
+wal::Status CheckIgniteBase(const NodePlan& plan) {
+  auto groups = wal::ListIgniteGroups(plan.ignite_store);
+  if (!groups.ok()) return groups.status();
+  IgniteCopyOptions how;
+  how.keep_rows = false;
+  for (const auto& g : *groups) {
+    for (const auto& [partition, path] : g.files) {
+      IgniteCopy copy;
+      WAL_RETURN_IF_ERROR(ReadIgniteCopy(g, partition, path, how, &copy));
+      if (!copy.damage.empty()) {
+        return wal::Status::Corruption(fmt::format("the full snapshot is damaged: {}", copy.damage[0].ToString(path)));
+      }
+    }
+  }
+  return wal::Status::Ok();
+}
+
+}  // namespace recovery
