@@ -72,14 +72,23 @@ bool ParsePageFileName(std::string_view name, uint32_t* partition) {
 }
 
 Result<IgnitePartitionFile> IgnitePartitionFile::Open(const std::string& path) {
+  auto m = MappedFile::Open(path);
+  if (!m.ok()) return m.status();
+  return Init(std::move(m).value());
+}
+
+Result<IgnitePartitionFile> IgnitePartitionFile::FromBytes(const std::string& path, std::string bytes) {
+  return Init(MappedFile::FromString(path, std::move(bytes)));
+}
+
+Result<IgnitePartitionFile> IgnitePartitionFile::Init(MappedFile file) {
+  const std::string path = file.path();
   const size_t slash = path.find_last_of('/');
   IgnitePartitionFile f;
   if (!ParsePageFileName(slash == std::string::npos ? path : path.substr(slash + 1), &f.partition_)) {
     return Status::InvalidArgument(fmt::format("\"{}\" is not named like a page file (part-N.bin or index.bin)", path));
   }
-  auto m = MappedFile::Open(path);
-  if (!m.ok()) return m.status();
-  f.file_ = std::move(m).value();
+  f.file_ = std::move(file);
   std::string why;
   if (!ip::ParseFileHeader(f.file_.bytes(), &f.header_, &why)) {
     return Status::Corruption(fmt::format("\"{}\": {}", path, why));

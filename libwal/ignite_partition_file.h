@@ -47,6 +47,8 @@ class IgnitePartitionFile {
   // header must be a page file's: kCorruption naming the file otherwise; kNotFound,
   // kIoError as MappedFile::Open.
   static Result<IgnitePartitionFile> Open(const std::string& path);
+  // The same of bytes in memory, named `path` (tests, fuzzing).
+  static Result<IgnitePartitionFile> FromBytes(const std::string& path, std::string bytes);
 
   const std::string& path() const { return file_.path(); }
   const ignite_page::FileHeader& header() const { return header_; }
@@ -76,6 +78,7 @@ class IgnitePartitionFile {
 
  private:
   IgnitePartitionFile() = default;
+  static Result<IgnitePartitionFile> Init(MappedFile file);
   // Checks every page (zeros, compression, CRC, id); true for those that pass.
   Status CheckPages(std::vector<uint8_t>* state, Outcome* out) const;
   void MarkTails(std::vector<uint8_t>* state, Outcome* out) const;

@@ -54,6 +54,13 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   return f;
 }
 
+MappedFile MappedFile::FromString(std::string path, std::string bytes) {
+  MappedFile f;
+  f.path_ = std::move(path);
+  f.read_ = std::move(bytes);
+  return f;
+}
+
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     if (map_ != nullptr) munmap(const_cast<char*>(map_), size_);

@@ -14,6 +14,8 @@ class MappedFile {
   // kNotFound when `path` does not exist, kIoError when it cannot be opened or read or is
   // not a regular file; the message names the path.
   static Result<MappedFile> Open(const std::string& path);
+  // Bytes already in memory, as if read from `path` (tests, fuzzing).
+  static MappedFile FromString(std::string path, std::string bytes);
 
   MappedFile() = default;
   MappedFile(MappedFile&& other) noexcept { *this = std::move(other); }
