@@ -57,7 +57,8 @@ struct WalLocation {
 // never used yet, and left out. Of a location of several directories, each is listed
 // and the lists merged; a raw segment of an index already listed raw from an earlier
 // directory is left out (Ignite's work file still holding a segment it has archived:
-// the archive's copy is read).
+// the archive's copy is read), and so is a .wal.zip of an index already listed as one
+// (an increment's hard link of an archived segment).
 Result<std::vector<SegmentFile>> ListSegments(const WalLocation& wal_dir);
 
 // Reads the start of a segment file (decompressing a .wal.zip's first bytes) and says

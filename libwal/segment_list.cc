@@ -125,12 +125,13 @@ Result<std::vector<SegmentFile>> ListOneDirectory(const std::string& wal_dir) {
 Result<std::vector<SegmentFile>> ListSegments(const WalLocation& wal_dir) {
   if (wal_dir.dirs.size() == 1) return ListOneDirectory(wal_dir.dirs[0]);
   std::vector<SegmentFile> all;
-  std::unordered_set<uint64_t> raw_listed;
+  std::unordered_set<uint64_t> raw_listed, zip_listed;
   for (const auto& dir : wal_dir.dirs) {
     auto files = ListOneDirectory(dir);
     if (!files.ok()) return files.status();
     for (auto& f : *files) {
       if (!f.zip && !f.compressed && !raw_listed.insert(f.index).second) continue;
+      if (f.zip && !zip_listed.insert(f.index).second) continue;
       all.push_back(std::move(f));
     }
   }

@@ -87,22 +87,47 @@ WalInput IgniteNode(const std::string& f, const std::vector<fs::path>& dirs) {
   return in;
 }
 
+bool IsIncrementName(const std::string& name);
+
+// The increments' WAL folders of a work directory's snapshots, of node folder `f`, in
+// order of snapshot and index.
+std::vector<fs::path> IncrementWalDirs(const fs::path& work, const std::string& f) {
+  std::error_code ec;
+  std::vector<fs::path> snaps, out;
+  for (const auto& s : fs::directory_iterator(work / "snapshots", ec)) {
+    if (s.is_directory()) snaps.push_back(s.path());
+  }
+  std::sort(snaps.begin(), snaps.end());
+  for (const auto& s : snaps) {
+    std::vector<fs::path> incs;
+    for (const auto& inc : fs::directory_iterator(s / "increments", ec)) {
+      if (inc.is_directory() && IsIncrementName(inc.path().filename().string())) incs.push_back(inc.path());
+    }
+    std::sort(incs.begin(), incs.end());
+    for (const auto& inc : incs) out.push_back(inc / "db" / "wal" / f);
+  }
+  return out;
+}
+
 // Each node folder of an Ignite db/wal (its consistent id's folder), in name order: the
-// node's WAL is its archive folder, then its work folder (segment_file.h, WalLocation).
+// node's WAL is its archive folder, then its work folder (segment_file.h, WalLocation),
+// then the segments its snapshots' increments keep that the archive no longer holds
+// (Ignite deletes archived segments past maxWalArchiveSize; an increment's hard links stay).
 std::vector<WalInput> IgniteNodes(const fs::path& root) {
   std::vector<std::string> folders;
   AddFolders(root, &folders, "archive");
   AddFolders(root / "archive", &folders);
   std::sort(folders.begin(), folders.end(), NaturalLess);
   std::vector<WalInput> nodes;
+  const fs::path work = root.parent_path().parent_path();
   for (const auto& f : folders) {
-    nodes.push_back(IgniteNode(f, {root / "archive" / f, root / f}));
-    nodes.back().ignite_work = root.parent_path().parent_path().string();
+    std::vector<fs::path> dirs{root / "archive" / f, root / f};
+    for (auto& d : IncrementWalDirs(work, f)) dirs.push_back(std::move(d));
+    nodes.push_back(IgniteNode(f, dirs));
+    nodes.back().ignite_work = work.string();
   }
   return nodes;
 }
-
-bool IsIncrementName(const std::string& name);
 
 }  // namespace
 

@@ -233,7 +233,7 @@ def self_test(walcut, fixture):
         last_inc = [i for i in truth["increments"] if i["ok"]][-1]
         if last_inc["nodes"]["server-1"]["finish_record"]["index"] == 0:
             raise Mismatch("the last increment's Finish record is in segment 0 of server-1")
-        for root, _, files in os.walk(os.path.join(work, "db", "wal")):
+        for root, _, files in os.walk(work):  # db/wal, and the increments' copies
             for name in files:
                 if name.startswith("0000000000000000"):
                     path = os.path.join(root, name)

@@ -214,8 +214,9 @@ final class Scenario {
                 // "WAL segment not found in archive").
                 s.extras = true;
                 s.checkpointFrequencyMs = 1_000;
-                s.maxWalArchiveSize = 6L << 20;
+                s.maxWalArchiveSize = 4L << 20;
                 s.txPerPhase = 60;
+                s.increments = 4;
                 s.shelfPct = 60;
                 s.workers.add(clientId(0));
                 s.workers.add(serverId(0));

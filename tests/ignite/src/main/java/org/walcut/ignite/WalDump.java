@@ -66,12 +66,39 @@ final class WalDump {
     /** The segment files of one node, work directory first, then the archive, each sorted by name. */
     static List<File> segmentFiles(File workDir, String folder) {
         List<File> res = new ArrayList<>();
+        Set<String> archived = new HashSet<>();
         for (File dir : new File[] {new File(workDir, "db/wal/" + folder), new File(workDir, "db/wal/archive/" + folder)}) {
             File[] fs = dir.listFiles((d, n) -> n.endsWith(".wal") || n.endsWith(".wal.zip"));
             if (fs == null)
                 continue;
             Arrays.sort(fs);
             res.addAll(Arrays.asList(fs));
+            if (dir.getPath().contains("archive"))
+                for (File f : fs)
+                    archived.add(f.getName());
+        }
+        // The increments' copies of segments Ignite has since deleted from the archive (a small
+        // maxWalArchiveSize): the only place their records still are.
+        File[] snaps = new File(workDir, "snapshots").listFiles(File::isDirectory);
+        if (snaps != null) {
+            Arrays.sort(snaps);
+            for (File snap : snaps) {
+                File[] incs = new File(snap, "increments").listFiles(File::isDirectory);
+                if (incs == null)
+                    continue;
+                Arrays.sort(incs);
+                for (File inc : incs) {
+                    File[] fs = new File(inc, "db/wal/" + folder).listFiles((d, n) -> n.endsWith(".wal.zip")
+                        && !archived.contains(n));
+                    if (fs == null)
+                        continue;
+                    Arrays.sort(fs);
+                    for (File f : fs) {
+                        archived.add(f.getName());
+                        res.add(f);
+                    }
+                }
+            }
         }
         return res;
     }
