@@ -66,6 +66,14 @@ Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes) {
     return Status::Corruption("rqId is no UUID");
   }
   m.request_id = Uuid{msb->bits, lsb->bits};
+  if (const Value* p = FieldOf(o, "incSnpRec"); p != nullptr && p->kind == Value::kObject) {
+    const Value* seg = FieldOf(s.object(p->object), "idx");
+    const Value* off = FieldOf(s.object(p->object), "fileOff");
+    if (seg == nullptr || off == nullptr || seg->kind != Value::kPrimitive || off->kind != Value::kPrimitive) {
+      return Status::Corruption("incSnpRec is no WAL pointer");
+    }
+    m.finish = Pointer{seg->bits, static_cast<uint32_t>(off->bits)};
+  }
   return m;
 }
 

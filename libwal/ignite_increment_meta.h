@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@ struct IgniteIncrementMeta {
   std::string consistent_id;  // consId
   std::string folder;         // folderName: the node's folder under db/wal
   uint64_t time_ms = 0;       // snapshotTime, when present
+  std::optional<Pointer> finish;  // incSnpRec: the increment's Finish record in the node's WAL
 };
 
 // The folder Ignite keeps a node's files in (db/wal/<folder>, <folder>.smf): its

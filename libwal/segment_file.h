@@ -47,6 +47,10 @@ struct WalLocation {
   std::string ToString() const;
 
   std::vector<std::string> dirs;
+  // Only the segments from `first` to `last` (inclusive) are listed: the part of a WAL a
+  // request needs (an increment's window), read as if the WAL were only that part.
+  uint64_t first = 0;
+  uint64_t last = UINT64_MAX;
 };
 
 // Every file of `wal_dir` named like a segment, sorted by index (a plain and a

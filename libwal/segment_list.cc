@@ -122,7 +122,9 @@ Result<std::vector<SegmentFile>> ListOneDirectory(const std::string& wal_dir) {
 
 }  // namespace
 
-Result<std::vector<SegmentFile>> ListSegments(const WalLocation& wal_dir) {
+namespace {
+
+Result<std::vector<SegmentFile>> ListAll(const WalLocation& wal_dir) {
   if (wal_dir.dirs.size() == 1) return ListOneDirectory(wal_dir.dirs[0]);
   std::vector<SegmentFile> all;
   std::unordered_set<uint64_t> raw_listed, zip_listed;
@@ -141,6 +143,18 @@ Result<std::vector<SegmentFile>> ListSegments(const WalLocation& wal_dir) {
     return rank(a) < rank(b);
   });
   return all;
+}
+
+}  // namespace
+
+Result<std::vector<SegmentFile>> ListSegments(const WalLocation& wal_dir) {
+  auto all = ListAll(wal_dir);
+  if (!all.ok() || (wal_dir.first == 0 && wal_dir.last == UINT64_MAX)) return all;
+  std::vector<SegmentFile> out;
+  for (auto& f : *all) {
+    if (f.index >= wal_dir.first && f.index <= wal_dir.last) out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace wal

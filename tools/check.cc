@@ -2,6 +2,7 @@
 
 #include <iterator>
 
+#include "app/inputs.h"
 #include "tools/cut_sources.h"
 #include "tools/json_writer.h"
 
@@ -51,11 +52,37 @@ void CheckText(const cut::ClusterReport& report, const std::vector<size_t>& chos
                  bad ? "PROBLEMS FOUND" : "ok", nodes);
 }
 
+// The cut that is increment `n` of `snapshot` (empty: of the full snapshot taken last,
+// by the Ignite nodes' metadata, or else the latest base a consistent cut has).
+bool SelectIncrement(const cut::ClusterReport& report, const app::WalInputs& inputs, const std::string& snapshot,
+                     uint32_t n, Output& output, size_t* index, int* code) {
+  std::string base = snapshot;
+  if (base.empty()) {
+    if (auto latest = app::LatestIncrement(inputs.nodes, ""); latest) base = latest->first;
+  }
+  if (base.empty()) {
+    for (const auto& c : report.cuts) {
+      if (c.status == cut::CutStatus::kConsistent) base = c.base;
+    }
+  }
+  for (size_t i = 0; i < report.cuts.size(); ++i) {
+    if (report.cuts[i].increment == n && report.cuts[i].base == base) {
+      *index = i;
+      return true;
+    }
+  }
+  output.Error("no cut is increment {} of \"{}\"", n, base);
+  output.Hint("\"walcut cuts DIR\" lists the cuts and their statuses");
+  *code = kExitProblems;
+  return false;
+}
+
 }  // namespace
 
 int RunCheck(const CheckOptions& o, Output& output) {
   int code = kExitOk;
   cut::ClusterReport report;
+  app::WalInputs inputs;
   if (!o.summaries.empty()) {
     std::optional<cut::ClusterInfo> cluster;
     if (!o.cluster_file.empty() && !LoadClusterFile(o.cluster_file, output, &cluster, &code)) return code;
@@ -64,7 +91,8 @@ int RunCheck(const CheckOptions& o, Output& output) {
     cut::StreamedCluster streamed;
     WalCheck how;
     how.cluster_file = o.cluster_file;
-    if (!CheckFromWal(o.paths, how, output, &streamed, &code)) return code;
+    if (o.increment) how.increment = std::make_pair(o.snapshot, *o.increment);
+    if (!CheckFromWal(o.paths, how, output, &streamed, &code, &inputs)) return code;
     report = std::move(streamed.report);
   }
   PrintNodeProblems(report, output);
@@ -72,6 +100,10 @@ int RunCheck(const CheckOptions& o, Output& output) {
   if (o.cut) {
     size_t i = 0;
     if (!SelectCut(report, *o.cut, output, &i, &code)) return code;
+    chosen.push_back(i);
+  } else if (o.increment) {
+    size_t i = 0;
+    if (!SelectIncrement(report, inputs, o.snapshot, *o.increment, output, &i, &code)) return code;
     chosen.push_back(i);
   } else {
     for (size_t i = 0; i < report.cuts.size(); ++i) chosen.push_back(i);

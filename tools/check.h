@@ -14,6 +14,8 @@ struct CheckOptions {
   std::vector<std::string> summaries;
   std::string cluster_file;  // --cluster FILE: the baseline for nodes given one by one
   std::optional<std::string> cut;
+  std::optional<uint32_t> increment;  // the cut that is increment N of `snapshot` (empty: the latest)
+  std::string snapshot;
   bool json = false;
   bool quiet = false;
 };

@@ -14,7 +14,7 @@
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/escape.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/progress.h"
 
 namespace tools {
@@ -36,8 +36,8 @@ void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
   }
 }
 
-bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInputs* out, int* code) {
-  auto inputs = ResolveWalInputs(paths);
+bool ResolveNodes(const std::vector<std::string>& paths, Output& output, app::WalInputs* out, int* code) {
+  auto inputs = app::ResolveWalInputs(paths);
   if (!inputs.ok()) {
     output.Error("{}", inputs.status().message());
     *code = kExitUnreadable;
@@ -57,7 +57,7 @@ bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInpu
 bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
                         std::optional<cut::ClusterInfo>* cluster, int* code,
                         std::optional<std::vector<cut::NodeKept>>* kept) {
-  WalInputs inputs;
+  app::WalInputs inputs;
   if (!ResolveNodes(paths, output, &inputs, code)) return false;
   Progress progress = WalProgress(output, "finding the cuts", inputs.nodes);
   for (const auto& in : inputs.nodes) {
@@ -73,7 +73,7 @@ bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, s
     out->push_back(std::move(index).value());
   }
   *cluster = std::move(inputs.cluster);
-  if (kept != nullptr) *kept = KeptIncrementsOf(inputs.nodes);
+  if (kept != nullptr) *kept = app::KeptIncrementsOf(inputs.nodes);
   return true;
 }
 
@@ -90,8 +90,8 @@ bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut:
 }
 
 bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
-                  cut::StreamedCluster* out, int* code, WalInputs* resolved) {
-  WalInputs inputs;
+                  cut::StreamedCluster* out, int* code, app::WalInputs* resolved) {
+  app::WalInputs inputs;
   if (!ResolveNodes(paths, output, &inputs, code)) return false;
   if (!how.cluster_file.empty()) {
     if (inputs.cluster) {
@@ -101,16 +101,17 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
     }
     if (!LoadClusterFile(how.cluster_file, output, &inputs.cluster, code)) return false;
   }
+  if (how.increment) app::BoundToIncrement(&inputs.nodes, how.increment->first, how.increment->second);
   std::vector<std::unique_ptr<cut::CutFeed>> feeds;
   for (size_t i = 0; i < inputs.nodes.size(); ++i) {
-    const WalInput& in = inputs.nodes[i];
+    const app::WalInput& in = inputs.nodes[i];
     auto feed = cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i) : nullptr);
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
   // Not a thread per node: each reading thread takes the next node with room ahead of the
   // check (as fast, with less memory: fewer stacks and heap arenas).
   feeds = cut::AheadFeeds(std::move(feeds), how.threads != 0 ? how.threads : ReadingThreads());
-  const auto kept = KeptIncrementsOf(inputs.nodes);
+  const auto kept = app::KeptIncrementsOf(inputs.nodes);
   {
     Progress progress = WalProgress(output, how.progress, inputs.nodes);
     *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
@@ -126,7 +127,7 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
   return true;
 }
 
-bool InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes, Output& output,
+bool InInputOrder(const app::WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes, Output& output,
                   std::vector<cut::NodeIndex>* out, int* code) {
   out->clear();
   for (const auto& in : inputs.nodes) {

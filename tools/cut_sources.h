@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "libcut/cluster_check.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/output.h"
 
@@ -16,14 +16,14 @@ namespace tools {
 
 // The inputs of a cut analysis, node WAL directories only; on failure prints the error
 // and returns the exit code in *code.
-bool ResolveNodes(const std::vector<std::string>& paths, Output& output, WalInputs* out, int* code);
+bool ResolveNodes(const std::vector<std::string>& paths, Output& output, app::WalInputs* out, int* code);
 // A node's torn tail (a warning) and its first read errors.
 void PrintReadErrors(const cut::NodeIndex& index, Output& output);
 
 // Builds the indexes of every server node under `paths` (a node whose WAL cannot be
 // opened gets an index saying so) and reads the cluster file of a cluster directory
 // into *cluster, and, when `kept` is given, the increments Ignite nodes keep
-// (KeptIncrementsOf); on failure prints the error and returns the exit code in *code.
+// (app::KeptIncrementsOf); on failure prints the error and returns the exit code in *code.
 bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, std::vector<cut::NodeIndex>* out,
                         std::optional<cut::ClusterInfo>* cluster, int* code,
                         std::optional<std::vector<cut::NodeKept>>* kept = nullptr);
@@ -41,6 +41,9 @@ struct WalCheck {
   std::function<cut::RecordTap(size_t)> tap;
   // Threads reading the WALs, taking the nodes in turn; 0: one per core.
   size_t threads = 0;
+  // Apache Ignite: only the part of each node's WAL that this increment (of this full
+  // snapshot; empty: the one taken last) needs (app::BoundToIncrement).
+  std::optional<std::pair<std::string, uint32_t>> increment;
 };
 
 // Checks the cluster under `paths` cut by cut while reading its node WALs (how.threads
@@ -48,16 +51,16 @@ struct WalCheck {
 // `inputs`, when given, receives what the paths resolved to (the nodes in their order,
 // the cluster file).
 bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
-                  cut::StreamedCluster* out, int* code, WalInputs* inputs = nullptr);
+                  cut::StreamedCluster* out, int* code, app::WalInputs* inputs = nullptr);
 // The streamed check's nodes (out->nodes, in node order) moved into `out` in the order the
 // inputs gave them, so that (*out)[k] is the index of inputs.nodes[k]. An input node the
 // check did not index is refused (exit status 3), never paired with another's index.
-bool InInputOrder(const WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes, Output& output,
+bool InInputOrder(const app::WalInputs& inputs, std::vector<cut::NodeIndex>&& nodes, Output& output,
                   std::vector<cut::NodeIndex>* out, int* code);
 // The cuts of one directory, as CheckFromWal finds them, with the nodes' indexes in the
 // order of the inputs.
 struct DirCuts {
-  WalInputs inputs;
+  app::WalInputs inputs;
   std::vector<cut::NodeIndex> indexes;
   cut::ClusterReport report;
 };

@@ -8,7 +8,7 @@
 #include "libwal/file_io.h"
 #include "tools/cut_sources.h"
 #include "tools/increments.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/record_format.h"
 #include "tools/timeline_svg.h"
@@ -109,13 +109,13 @@ std::string LoadResume(const CutsOptions& o, const std::string& node, std::optio
 // and FILE's cut frames before that point are copied.
 int AppendSummary(const CutsOptions& o, Output& output) {
   int code = kExitOk;
-  WalInputs inputs;
+  app::WalInputs inputs;
   if (!ResolveNodes(o.paths, output, &inputs, &code)) return code;
   if (inputs.nodes.size() != 1) {
     output.Error("--summary writes one node's summary: give one node directory, not {} nodes", inputs.nodes.size());
     return kExitUsage;
   }
-  const WalInput& in = inputs.nodes[0];
+  const app::WalInput& in = inputs.nodes[0];
   std::optional<cut::ResumeState> from;
   std::string old;
   std::string whole = LoadResume(o, in.node, &from, &old);
@@ -186,7 +186,7 @@ int DrawTimeline(const CutsOptions& o, const std::vector<cut::NodeIndex>& indexe
     output.Error("no cut to draw");
     return kExitProblems;
   }
-  auto inputs = ResolveWalInputs(o.paths);
+  auto inputs = app::ResolveWalInputs(o.paths);
   std::vector<wal::WalLocation> dirs;
   for (const auto& in : inputs->nodes) dirs.push_back(in.wal_dir);
   TimelineOptions to;
@@ -329,12 +329,12 @@ int RunCuts(const CutsOptions& o, Output& output) {
   if (!o.summary_out.empty() && o.append) return AppendSummary(o, output);
   if (o.summary_out.empty() && o.svg_out.empty()) {
     // Listing only: cut by cut, in bounded memory, each record counted on the way.
-    auto resolved = ResolveWalInputs(o.paths);
+    auto resolved = app::ResolveWalInputs(o.paths);
     auto tally = std::make_shared<WalTally>(resolved.ok() ? resolved->nodes.size() : 0);
     WalCheck how;
     how.tap = [tally](size_t i) { return tally->Tap(i); };
     cut::StreamedCluster streamed;
-    WalInputs inputs;
+    app::WalInputs inputs;
     if (!CheckFromWal(o.paths, how, output, &streamed, &code, &inputs)) return code;
     report = std::move(streamed.report);
     PrintNodeProblems(report, output);

@@ -7,7 +7,7 @@
 
 #include "libcut/cluster_file.h"
 #include "recovery/partition_file.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 
 namespace tools {
 namespace fs = std::filesystem;
@@ -40,7 +40,7 @@ wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
     for (const auto& e : fs::directory_iterator(p, ec)) {
       if (e.is_directory() && fs::is_directory(e.path() / "data")) nodes.push_back(e.path().filename().string());
     }
-    std::sort(nodes.begin(), nodes.end(), NaturalLess);
+    std::sort(nodes.begin(), nodes.end(), app::NaturalLess);
   }
   for (const auto& n : nodes) {
     fs::path d = p / n / "data";

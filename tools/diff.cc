@@ -15,7 +15,7 @@
 #include "recovery/restore.h"
 #include "tools/cut_sources.h"
 #include "tools/escape.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -153,7 +153,7 @@ int RunDiff(const DiffOptions& o, Output& output) {
   DirCuts found;
   int code = kExitOk;
   if (!CheckDir(o.dir, how, output, &found, &code)) return code;
-  const WalInputs& inputs = found.inputs;
+  const app::WalInputs& inputs = found.inputs;
   const std::vector<cut::NodeIndex>& indexes = found.indexes;
   const cut::ClusterReport& report = found.report;
   PrintNodeProblems(report, output);
@@ -174,7 +174,7 @@ int RunDiff(const DiffOptions& o, Output& output) {
                  ca.id.ToString(), ca.base, cb.id.ToString(), cb.base);
     return kExitProblems;
   }
-  const bool ignite = std::any_of(inputs.nodes.begin(), inputs.nodes.end(), IsIgniteInput);
+  const bool ignite = std::any_of(inputs.nodes.begin(), inputs.nodes.end(), app::IsIgniteInput);
   std::map<wal::TxId, Changed> changed;
   for (size_t i = 0; i < indexes.size(); ++i) {
     const cut::NodeIndex& n = indexes[i];

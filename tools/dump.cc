@@ -17,7 +17,7 @@
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
 #include "tools/in_order.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -305,7 +305,7 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
 class DumpRun {
  public:
   // `types`: the binary types of every input, already loaded (a part of a node's WAL).
-  DumpRun(const DumpOptions& o, Output& output, std::vector<WalInput> inputs, const wal::BinaryTypes* types = nullptr)
+  DumpRun(const DumpOptions& o, Output& output, std::vector<app::WalInput> inputs, const wal::BinaryTypes* types = nullptr)
       : o_(o), output_(output), inputs_(std::move(inputs)), filter_(o), resume_(inputs_.size()),
         started_(inputs_.size(), false), binary_types_(inputs_.size()) {
     format_.values = o.values;
@@ -315,7 +315,7 @@ class DumpRun {
       // The names of Ignite's binary types and fields, for the values and keys shown.
       for (size_t i = 0; i < inputs_.size(); ++i) {
         std::vector<std::string> problems;
-        for (const auto& dir : BinaryMetaDirsOf(inputs_[i])) binary_types_[i].LoadDir(dir, &problems);
+        for (const auto& dir : app::BinaryMetaDirsOf(inputs_[i])) binary_types_[i].LoadDir(dir, &problems);
         for (const auto& p : problems) {
           if (!o.quiet) output_.Warning("{} (binary objects of that type shown without names)", p);
         }
@@ -382,7 +382,7 @@ class DumpRun {
   }
 
   // Counts or prints one record that matched.
-  void Show(const WalInput& in, const Record& rec, bool partial) {
+  void Show(const app::WalInput& in, const Record& rec, bool partial) {
     if (o_.stats) {
       auto& s = totals_.by_type[rec.type];
       totals_.ignite[rec.type] = totals_.ignite[rec.type] || wal::IsIgnite(rec.format);
@@ -430,7 +430,7 @@ class DumpRun {
   }
 
   bool PassInput(size_t i, bool final_pass) {
-    const WalInput& in = inputs_[i];
+    const app::WalInput& in = inputs_[i];
     const wal::BinaryTypes* types = binary_types_[i].empty() ? nullptr : &binary_types_[i];
     format_.binary_types = types;
     filter_.set_binary_types(types);
@@ -505,7 +505,7 @@ class DumpRun {
 
   const DumpOptions& o_;
   Output& output_;
-  const std::vector<WalInput> inputs_;
+  const std::vector<app::WalInput> inputs_;
   Filter filter_;
   std::vector<uint64_t> last_time_ = std::vector<uint64_t>(inputs_.size(), 0);  // per input, for --since/--until
   Totals totals_;
@@ -549,7 +549,7 @@ void AddTotals(const Totals& from, Totals* to) {
 // messages kept and written in input order, as one reader of all would write them: a
 // node's as soon as it and every node before it are done. What a thread throws (out of
 // memory) is thrown here once every thread has stopped.
-Totals StatsInParallel(const DumpOptions& o, Output& output, std::vector<WalInput> inputs) {
+Totals StatsInParallel(const DumpOptions& o, Output& output, std::vector<app::WalInput> inputs) {
   struct Part {
     StringSink err;
     Totals totals;
@@ -595,7 +595,7 @@ Totals StatsInParallel(const DumpOptions& o, Output& output, std::vector<WalInpu
 
 // The segment files of `in` cut, between indexes, into up to `parts` runs of about
 // equal size on disk; none when there is nothing worth cutting.
-std::vector<std::vector<wal::SegmentFile>> CutIntoParts(const WalInput& in, size_t parts, uint64_t min_bytes) {
+std::vector<std::vector<wal::SegmentFile>> CutIntoParts(const app::WalInput& in, size_t parts, uint64_t min_bytes) {
   auto listed = wal::ListSegments(in.wal_dir);
   if (!listed.ok() || parts < 2) return {};  // a listing that fails is the reader's to report
   std::vector<wal::SegmentFile>& files = *listed;
@@ -671,7 +671,7 @@ class ChunkSink : public Sink {
 // done; at most a part per core and one more are held. What is written is what one
 // reader of the whole writes. False (nothing written) when the node is not worth
 // cutting or cannot be cut.
-bool ReadInParts(const DumpOptions& o, Output& output, const WalInput& in, size_t parts, Totals* totals) {
+bool ReadInParts(const DumpOptions& o, Output& output, const app::WalInput& in, size_t parts, Totals* totals) {
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   if (cores < 2 || in.wal_dir.empty()) return false;
   std::vector<std::vector<wal::SegmentFile>> units = CutIntoParts(in, parts, o.parts_min_bytes);
@@ -681,7 +681,7 @@ bool ReadInParts(const DumpOptions& o, Output& output, const WalInput& in, size_
   wal::BinaryTypes types;
   if (!o.stats || o.key) {
     std::vector<std::string> problems;
-    for (const auto& dir : BinaryMetaDirsOf(in)) types.LoadDir(dir, &problems);
+    for (const auto& dir : app::BinaryMetaDirsOf(in)) types.LoadDir(dir, &problems);
     for (const auto& p : problems) {
       if (!o.quiet) output.Warning("{} (binary objects of that type shown without names)", p);
     }
@@ -699,7 +699,7 @@ bool ReadInParts(const DumpOptions& o, Output& output, const WalInput& in, size_
         Output part_output = output;
         part_output.out = &unit.out;
         part_output.err = &unit.err;
-        WalInput piece = in;
+        app::WalInput piece = in;
         piece.wal_dir = wal::WalLocation();
         piece.files = units[k];
         DumpRun run(o, part_output, {std::move(piece)}, &types);
@@ -718,7 +718,7 @@ bool ReadInParts(const DumpOptions& o, Output& output, const WalInput& in, size_
 }
 
 // Reads every input once (or, with --follow, until stopped); the totals of what was read.
-Totals ReadAll(const DumpOptions& o, Output& output, std::vector<WalInput> inputs) {
+Totals ReadAll(const DumpOptions& o, Output& output, std::vector<app::WalInput> inputs) {
   if (o.stats && !o.follow && !o.limit && inputs.size() > 1) return StatsInParallel(o, output, std::move(inputs));
   // One node in parts: the table in one run per core; text and JSON one segment index
   // per part, so the output held waiting stays small.
@@ -752,7 +752,7 @@ Totals ReadAll(const DumpOptions& o, Output& output, std::vector<WalInput> input
 }  // namespace
 
 int RunDump(const DumpOptions& o, Output& output) {
-  auto resolved = ResolveWalInputs(o.paths);
+  auto resolved = app::ResolveWalInputs(o.paths);
   if (!resolved.ok()) {
     output.Error("{}", resolved.status().message());
     return kExitUnreadable;

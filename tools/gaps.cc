@@ -8,7 +8,7 @@
 #include "libwal/wal_writer.h"
 #include "recovery/gaps.h"
 #include "tools/in_order.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
 
@@ -17,7 +17,7 @@ namespace {
 
 // Every node's gaps, read on as many threads as there are cores (one pass per node);
 // with more than one node, each gap's owner is looked for among the others' commits.
-bool Scan(const std::vector<WalInput>& inputs, bool cluster, Output& output, std::vector<recovery::NodeGaps>* out,
+bool Scan(const std::vector<app::WalInput>& inputs, bool cluster, Output& output, std::vector<recovery::NodeGaps>* out,
           int* code) {
   std::vector<wal::Result<recovery::NodeGaps>> scanned(inputs.size(), wal::Status::Internal("not read"));
   OnThreads(inputs.size(), std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
@@ -174,7 +174,7 @@ void GapsText(const std::vector<recovery::NodeGaps>& nodes, size_t copies, size_
 }  // namespace
 
 int RunGaps(const GapsOptions& o, Output& output) {
-  auto inputs = ResolveWalInputs({o.dir});
+  auto inputs = app::ResolveWalInputs({o.dir});
   if (!inputs.ok()) {
     output.Error("{}", inputs.status().message());
     return kExitUnreadable;
@@ -184,7 +184,7 @@ int RunGaps(const GapsOptions& o, Output& output) {
       output.Error("gaps needs node WAL directories, not single segment files");
       return kExitUsage;
     }
-    if (o.close && IsIgniteInput(in)) {
+    if (o.close && app::IsIgniteInput(in)) {
       output.Error("gaps --close: {} is Apache Ignite's WAL, which walcut never writes into; without --close the "
                    "gaps are reported", in.node);
       return kExitUsage;

@@ -5,12 +5,12 @@
 
 namespace tools {
 
-std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const WalInputs& inputs,
+std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const app::WalInputs& inputs,
                                                       const std::vector<cut::NodeIndex>& indexes,
                                                       const cut::ClusterReport& report) {
   std::map<std::string, wal::WalLocation> ignite_wals;
   for (const auto& in : inputs.nodes) {
-    if (IsIgniteInput(in) && !in.wal_dir.empty()) ignite_wals[in.node] = in.wal_dir;
+    if (app::IsIgniteInput(in) && !in.wal_dir.empty()) ignite_wals[in.node] = in.wal_dir;
   }
   const bool ignite = !ignite_wals.empty();
   if (ignite ? ignite_wals.size() != inputs.nodes.size() : !inputs.cluster) return std::nullopt;

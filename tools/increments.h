@@ -13,7 +13,7 @@
 
 #include "libcut/cluster_check.h"
 #include "libcut/cut_index.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 
 namespace tools {
 
@@ -29,7 +29,7 @@ struct Restorable {
 
 // Of every cut of `report`; nullopt when `inputs` are not one cluster directory (`dir`)
 // or Apache Ignite's WAL, whose cuts restore does not take.
-std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const WalInputs& inputs,
+std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const app::WalInputs& inputs,
                                                       const std::vector<cut::NodeIndex>& indexes,
                                                       const cut::ClusterReport& report);
 

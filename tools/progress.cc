@@ -80,7 +80,7 @@ void Progress::Run() {
   }
 }
 
-Progress WalProgress(const Output& output, std::string what, const std::vector<WalInput>& inputs, int passes) {
+Progress WalProgress(const Output& output, std::string what, const std::vector<app::WalInput>& inputs, int passes) {
   const bool show = output.progress;
   uint64_t segments = 0;
   if (show) {

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/output.h"
 
 namespace tools {
@@ -50,6 +50,6 @@ class Progress {
 
 // Progress of reading the WALs of `inputs` `passes` times (a command that reads each
 // WAL twice counts it twice), by segments finished.
-Progress WalProgress(const Output& output, std::string what, const std::vector<WalInput>& inputs, int passes = 1);
+Progress WalProgress(const Output& output, std::string what, const std::vector<app::WalInput>& inputs, int passes = 1);
 
 }  // namespace tools

@@ -16,7 +16,7 @@
 #include "tools/crash_hook.h"
 #include "tools/cut_sources.h"
 #include "tools/increments.h"
-#include "tools/inputs.h"
+#include "app/inputs.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -308,7 +308,7 @@ void PrintJson(const PruneOptions& o, const cut::ClusterReport& report, const st
 }  // namespace
 
 int RunPrune(const PruneOptions& o, Output& output) {
-  auto resolved = ResolveWalInputs({o.dir});
+  auto resolved = app::ResolveWalInputs({o.dir});
   if (!resolved.ok()) {
     output.Error("{}", resolved.status().message());
     return resolved.status().code() == wal::StatusCode::kInvalidArgument ? kExitUsage : kExitUnreadable;
@@ -319,7 +319,7 @@ int RunPrune(const PruneOptions& o, Output& output) {
       output.Error("prune: {} is a single segment file: prune reads whole WALs (a cluster directory)", in.node);
       return kExitUsage;
     }
-    if (IsIgniteInput(in)) ignite_wals[in.node] = in.wal_dir;
+    if (app::IsIgniteInput(in)) ignite_wals[in.node] = in.wal_dir;
   }
   const bool ignite = !ignite_wals.empty();
   if (ignite && ignite_wals.size() != resolved->nodes.size()) {
@@ -343,7 +343,7 @@ int RunPrune(const PruneOptions& o, Output& output) {
   DirCuts found;
   int code = kExitOk;
   if (!CheckDir(o.dir, how, output, &found, &code)) return code;
-  const WalInputs& inputs = found.inputs;
+  const app::WalInputs& inputs = found.inputs;
   const std::vector<cut::NodeIndex>& indexes = found.indexes;
   const cut::ClusterReport& report = found.report;
   if (!ignite && !inputs.cluster) {

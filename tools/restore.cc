@@ -2,7 +2,7 @@
 
 #include <fmt/ranges.h>
 
-#include "tools/inputs.h"
+#include "app/inputs.h"
 
 #include <algorithm>
 #include <atomic>
@@ -97,9 +97,9 @@ class ReplayCounter {
 // Every --node names a node of the directory; every --cache a cache of its cluster file,
 // and every --partition a partition of the caches restored (Ignite's caches are known only
 // once replayed). Checked before any WAL is read.
-bool CheckSubset(const RestoreOptions& o, const WalInputs& inputs, Output& output) {
+bool CheckSubset(const RestoreOptions& o, const app::WalInputs& inputs, Output& output) {
   for (const auto& want : o.nodes) {
-    if (std::none_of(inputs.nodes.begin(), inputs.nodes.end(), [&](const WalInput& n) { return n.node == want; })) {
+    if (std::none_of(inputs.nodes.begin(), inputs.nodes.end(), [&](const app::WalInput& n) { return n.node == want; })) {
       output.Error("no node \"{}\" in \"{}\"", want, o.dir);
       return false;
     }
@@ -141,16 +141,28 @@ bool CheckNodes(const RestoreOptions& o, const cut::CutReport& chosen, Output& o
   return true;
 }
 
+// The Ignite increment the options name, by the nodes' metadata: only the part of each
+// node's WAL it needs is then read (app::BoundToIncrement).
+std::optional<std::pair<std::string, uint32_t>> IgniteIncrementOf(const RestoreOptions& o,
+                                                                  const std::map<std::string, app::WalInput>& inputs) {
+  std::vector<app::WalInput> nodes;
+  for (const auto& [name, in] : inputs) nodes.push_back(in);
+  if (o.increment) return std::make_pair(o.snapshot, *o.increment);
+  if (o.cut) return app::IncrementOfCut(nodes, *o.cut);
+  if (o.latest) return app::LatestIncrement(nodes, o.snapshot);
+  return std::nullopt;
+}
+
 // An Ignite increment is restored as Ignite restores it, from its full snapshot's page
 // files and the increments' WAL; where a node's snapshot holds no page files, from each
 // node's WAL replayed from its first record.
-wal::Result<recovery::RestorePlan> PlanIgnite(const std::map<std::string, WalInput>& inputs,
+wal::Result<recovery::RestorePlan> PlanIgnite(const std::map<std::string, app::WalInput>& inputs,
                                               const std::map<std::string, wal::WalLocation>& wals,
                                               const std::vector<cut::NodeIndex>& indexes,
                                               const cut::ClusterReport& report, size_t chosen,
                                               const std::vector<std::string>& only_nodes) {
   auto snapshot_dir = [&](const std::string& node, const std::string& snapshot) {
-    const WalInput& in = inputs.at(node);
+    const app::WalInput& in = inputs.at(node);
     return in.ignite_snapshot.empty() ? in.ignite_work + "/snapshots/" + snapshot : in.ignite_snapshot;
   };
   auto plan = recovery::PlanIgniteSnapshotRestore(snapshot_dir, wals, indexes, report, chosen, only_nodes);
@@ -294,14 +306,14 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   // Apache Ignite's WAL (a work directory, a directory of them, ...): where each node's
   // WAL lies and its binary metadata.
   std::map<std::string, wal::WalLocation> ignite_wals;
-  std::map<std::string, WalInput> ignite_inputs;
+  std::map<std::string, app::WalInput> ignite_inputs;
   std::vector<std::string> binary_meta_dirs;
   std::vector<std::string> dirs{o.dir};
   dirs.insert(dirs.end(), o.more_dirs.begin(), o.more_dirs.end());
-  if (auto resolved = ResolveWalInputs(dirs); resolved.ok()) {
+  if (auto resolved = app::ResolveWalInputs(dirs); resolved.ok()) {
     if (!CheckSubset(o, *resolved, output)) return kExitUsage;
     for (const auto& in : resolved->nodes) {
-      if (!IsIgniteInput(in)) continue;
+      if (!app::IsIgniteInput(in)) continue;
       if (in.wal_dir.empty()) {
         output.Error("restore: {} is a single Ignite segment: restore reads a node's whole WAL (its work directory)",
                      in.node);
@@ -309,7 +321,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
       }
       ignite_wals[in.node] = in.wal_dir;
       ignite_inputs[in.node] = in;
-      for (auto& d : BinaryMetaDirsOf(in)) binary_meta_dirs.push_back(std::move(d));
+      for (auto& d : app::BinaryMetaDirsOf(in)) binary_meta_dirs.push_back(std::move(d));
     }
     if (!ignite_wals.empty() && ignite_wals.size() != resolved->nodes.size()) {
       output.Error("restore: \"{}\" mixes Apache Ignite's WAL with walcut's", o.dir);
@@ -331,13 +343,14 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   // The cuts found by the streaming check, keeping what the plan needs of each (its
   // records' places and its sets).
   WalCheck how;
+  if (!ignite_wals.empty()) how.increment = IgniteIncrementOf(o, ignite_inputs);
   how.keep_sets = true;
   how.progress = "finding the cuts";
   how.threads = o.jobs;  // --jobs counts the threads of both phases (0: one per core)
   DirCuts found;
   int code = kExitOk;
   if (!CheckDirs(dirs, how, output, &found, &code)) return code;
-  WalInputs& inputs = found.inputs;
+  app::WalInputs& inputs = found.inputs;
   std::vector<cut::NodeIndex>& indexes = found.indexes;
   const std::optional<cut::ClusterInfo>& cluster = inputs.cluster;
   cut::ClusterReport& report = found.report;

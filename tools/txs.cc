@@ -19,7 +19,7 @@ namespace {
 // transactions are collected from the records the check's reading sees, and the cuts
 // keep their sets for the sides. In the order the nodes were given; false (with *code)
 // when the inputs cannot be resolved.
-bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Output& output, WalInputs* inputs,
+bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Output& output, app::WalInputs* inputs,
              std::vector<cut::NodeTxs>* nodes, cut::ClusterReport* report, int* code) {
   std::vector<std::unique_ptr<cut::TxCensus>> census;
   WalCheck how;
@@ -194,7 +194,7 @@ int RunTxs(const TxsOptions& o, Output& output) {
       return kExitUsage;
     }
   }
-  WalInputs inputs;
+  app::WalInputs inputs;
   int code = kExitOk;
   cut::ClusterReport report;
   std::vector<cut::NodeTxs> nodes;

@@ -120,4 +120,22 @@ TEST(IgniteSnapshotCli, DataFiltersByCacheNameAndPrintsSignedIds) {
   EXPECT_EQ(none.code, 2);
 }
 
+TEST(IgniteSnapshotCli, AnIncrementIsCheckedFromItsFullSnapshotOnNotFromTheWholeHistory) {
+  TempDir tmp;
+  const std::string nodes = CopyNodes("rebalance", tmp);
+  // Damage in server-0's segment 2, before snap2's CLUSTER_SNAPSHOT record (segment 4).
+  const std::string seg = nodes + "/server-0/work/db/wal/archive/server_0/0000000000000002.wal.zip";
+  FlipByte(seg, fs::file_size(seg) / 2);
+  auto whole = RunCli({"check", nodes});
+  EXPECT_EQ(whole.code, 1) << "the damage is in what a whole check reads";
+  auto one = RunCli({"check", nodes, "--snapshot", "snap2", "--increment", "1"});
+  EXPECT_EQ(one.code, 0) << one.err << one.out;
+  EXPECT_NE(one.out.find("increment 1 of \"snap2\""), std::string::npos) << one.out;
+  auto restore = RunCli({"restore", nodes, "--snapshot", "snap2", "--increment", "1", "-o", tmp.path() + "/out"});
+  EXPECT_EQ(restore.code, 0) << restore.err;
+  // snap's increment 1 needs segment 2: damage it is.
+  auto before = RunCli({"check", nodes, "--snapshot", "snap", "--increment", "1"});
+  EXPECT_EQ(before.code, 1);
+}
+
 }  // namespace

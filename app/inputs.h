@@ -15,7 +15,7 @@
 #include "libwal/segment_file.h"
 #include "libwal/status.h"
 
-namespace tools {
+namespace app {
 
 struct WalInput {
   std::string node;                    // node name, or "-" when it cannot be known
@@ -52,7 +52,27 @@ std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<Wal
 // gives binary objects their type and field names. None for other inputs.
 std::vector<std::string> BinaryMetaDirsOf(const WalInput& in);
 
+// Limits each Ignite node of `nodes` to the part of its WAL that increment `increment`
+// of full snapshot `snapshot` needs, by the snapshots' metadata: from the segment of the
+// full snapshot's CLUSTER_SNAPSHOT record (nothing before it matters: a full snapshot is
+// taken with nothing in flight) to that of the next increment's Finish record (a cut is
+// checked once every node has passed the next cut's Start), or to the end when there is
+// none. `snapshot` empty: the node's full snapshot taken last, by its metadata's time. A
+// node whose metadata does not say keeps its whole WAL. Returns the snapshot's name, or
+// empty when no node could be limited.
+std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& snapshot, uint32_t increment);
+
+// The increment (snapshot and index) whose request id begins with `cut_prefix`, by the
+// increments' metadata of the Ignite nodes; none when none or several match.
+std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector<WalInput>& nodes,
+                                                               const std::string& cut_prefix);
+
+// The last increment the Ignite nodes keep of `snapshot` (empty: of the full snapshot
+// taken last), by their metadata; none when they keep none.
+std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vector<WalInput>& nodes,
+                                                                const std::string& snapshot);
+
 // Orders node names so that node-2 comes before node-10.
 bool NaturalLess(const std::string& a, const std::string& b);
 
-}  // namespace tools
+}  // namespace app

@@ -1,4 +1,4 @@
-#include "tools/inputs.h"
+#include "app/inputs.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,9 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "libwal/file_io.h"
 #include "libwal/ignite_increment_meta.h"
 
-namespace tools {
+namespace app {
 namespace fs = std::filesystem;
 
 bool NaturalLess(const std::string& a, const std::string& b) {
@@ -310,4 +311,123 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
   return result;
 }
 
-}  // namespace tools
+namespace {
+
+constexpr uint64_t kMaxSmfBytes = 1 << 20;
+
+// The snapshot directories an Ignite node's metadata lies in: its snapshot directory, or
+// each of its work directory's snapshots/*.
+std::vector<fs::path> SnapshotDirsOf(const WalInput& in) {
+  if (!in.ignite_snapshot.empty()) return {fs::path(in.ignite_snapshot)};
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (in.ignite_work.empty()) return out;
+  for (const auto& e : fs::directory_iterator(fs::path(in.ignite_work) / "snapshots", ec)) {
+    if (e.is_directory()) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<wal::IgniteSnapshotMeta> FullMeta(const fs::path& dir, const std::string& folder) {
+  auto bytes = wal::ReadFileToString((dir / (folder + ".smf")).string(), kMaxSmfBytes);
+  if (!bytes.ok()) return std::nullopt;
+  auto m = wal::ParseIgniteSnapshotMeta(*bytes);
+  if (!m.ok() || m->folder != folder) return std::nullopt;
+  return std::move(m).value();
+}
+
+std::optional<wal::IgniteIncrementMeta> IncrementMeta(const fs::path& dir, const std::string& folder, uint32_t i) {
+  auto bytes = wal::ReadFileToString(
+      (dir / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(), kMaxSmfBytes);
+  if (!bytes.ok()) return std::nullopt;
+  auto m = wal::ParseIgniteIncrementMeta(*bytes);
+  if (!m.ok() || m->folder != folder || m->index != i) return std::nullopt;
+  return std::move(m).value();
+}
+
+}  // namespace
+
+std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& snapshot, uint32_t increment) {
+  std::string name = snapshot;
+  if (name.empty()) {  // the full snapshot taken last, of any node's
+    uint64_t newest = 0;
+    for (const auto& in : *nodes) {
+      for (const auto& dir : SnapshotDirsOf(in)) {
+        auto m = FullMeta(dir, in.node);
+        if (m && m->time_ms >= newest) {
+          newest = m->time_ms;
+          name = m->snapshot;
+        }
+      }
+    }
+  }
+  bool any = false;
+  for (auto& in : *nodes) {
+    if (!in.ignite || in.wal_dir.empty()) continue;
+    for (const auto& dir : SnapshotDirsOf(in)) {
+      auto full = FullMeta(dir, in.node);
+      if (!full || full->snapshot != name || !full->record || !IncrementMeta(dir, in.node, increment)) continue;
+      in.wal_dir.first = full->record->segment;
+      if (auto next = IncrementMeta(dir, in.node, increment + 1); next && next->finish) {
+        in.wal_dir.last = next->finish->segment;
+      }
+      any = true;
+      break;
+    }
+  }
+  return any ? name : std::string();
+}
+
+std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vector<WalInput>& nodes,
+                                                                const std::string& snapshot) {
+  std::string name = snapshot;
+  uint64_t newest = 0;
+  std::optional<std::pair<std::string, uint32_t>> found;
+  for (const auto& in : nodes) {
+    for (const auto& dir : SnapshotDirsOf(in)) {
+      auto m = FullMeta(dir, in.node);
+      if (!m || (!snapshot.empty() && m->snapshot != snapshot)) continue;
+      if (snapshot.empty() && m->time_ms >= newest) {
+        newest = m->time_ms;
+        name = m->snapshot;
+      }
+    }
+  }
+  if (name.empty()) return found;
+  for (const auto& in : nodes) {
+    for (const auto& dir : SnapshotDirsOf(in)) {
+      auto m = FullMeta(dir, in.node);
+      if (!m || m->snapshot != name) continue;
+      for (uint32_t i = 1; IncrementMeta(dir, in.node, i); ++i) {
+        if (!found || i > found->second) found = std::make_pair(name, i);
+      }
+    }
+  }
+  return found;
+}
+
+std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector<WalInput>& nodes,
+                                                               const std::string& cut_prefix) {
+  std::optional<std::pair<std::string, uint32_t>> found;
+  std::string lower = cut_prefix;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& in : nodes) {
+    if (!in.ignite) continue;
+    wal::IgniteNodeIncrements read;
+    if (!in.ignite_snapshot.empty()) {
+      wal::ReadIgniteSnapshotIncrements(in.ignite_snapshot, in.node, &read);
+    } else if (!in.ignite_work.empty()) {
+      read = wal::ReadIgniteIncrements(in.ignite_work, in.node);
+    }
+    for (const auto& k : read.kept) {
+      if (k.meta.request_id.ToString().rfind(lower, 0) != 0) continue;
+      std::pair<std::string, uint32_t> at{k.meta.snapshot, k.meta.index};
+      if (found && *found != at) return std::nullopt;
+      found = at;
+    }
+  }
+  return found;
+}
+
+}  // namespace app
