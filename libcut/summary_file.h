@@ -20,6 +20,11 @@
 
 namespace cut {
 
+// For fuzz targets only: a summary's and a resume state's checksums are taken as right
+// from then on (a fuzzer cannot make one). Nothing else calls it.
+void SkipSummaryChecksumsForFuzzing();
+bool SummaryChecksumsSkipped();
+
 // The largest summary file read (a node's summary is a few percent of its WAL).
 inline constexpr uint64_t kMaxSummaryBytes = 1ull << 30;
 

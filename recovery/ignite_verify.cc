@@ -147,7 +147,8 @@ wal::Result<IgniteVerifyReport> VerifyIgniteStores(const std::vector<IgniteVerif
       for (const auto& [p, path] : g.files) tasks.push_back({n, &g, p, path, {}, {}});
     }
     if (!node.meta) continue;
-    for (const auto& [grp, parts] : node.meta->partitions) {  // what the metadata lists must be there
+    for (const auto& [group_id, parts] : node.meta->partitions) {  // what the metadata lists must be there
+      const int32_t grp = group_id;  // clang 14 lets no lambda capture a structured binding
       auto g = std::find_if(groups[n].begin(), groups[n].end(), [&](const auto& x) { return x.id == grp; });
       if (g == groups[n].end()) {
         Add(&r, ConflictKind::kMissingCopy, nullptr, 0, {node.node},
