@@ -169,6 +169,7 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
   auto manifest = ReadManifest(dir);
   if (!manifest.ok() && manifest.status().code() != wal::StatusCode::kNotFound) return manifest.status();
   report.restored = manifest.ok();
+  report.ignite = manifest.ok() && manifest->ignite;
   // Where each partition should be: for a restored directory, the assignment of the
   // cut's topology version, on the nodes restored (all of the version's servers unless
   // the restore was limited to some); for a cluster, the last version's.

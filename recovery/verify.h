@@ -42,6 +42,7 @@ struct VerifyReport {
   uint64_t partitions = 0;
   uint64_t files = 0;
   bool restored = false;  // restore.json was found and checked
+  bool ignite = false;    // a restore of Apache Ignite's (its cache ids are Java ints)
   std::vector<Conflict> conflicts;
 };
 

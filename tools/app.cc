@@ -86,7 +86,9 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
   }
   // Progress of long work on a terminal, unless the command is told to be quiet.
   const std::vector<CLI::App*> chosen = app.get_subcommands();
-  output.progress = output.err_is_terminal && !(chosen.empty() || chosen[0]->count("--quiet") > 0);
+  // (A command without --quiet, completion's, draws none either way.)
+  const CLI::Option* quiet = chosen.empty() ? nullptr : chosen[0]->get_option_no_throw("--quiet");
+  output.progress = output.err_is_terminal && quiet != nullptr && quiet->count() == 0;
   try {
     int rc = ctx.run ? ctx.run() : kExitUsage;
     output.out->Flush();

@@ -57,7 +57,13 @@ void FindObjects(const std::string& path, Objects* o, Output& output) {
 }
 
 void PartitionJson(const recovery::PartitionFile& f, bool summary, const Objects& o, JsonWriter& j) {
-  j.BeginObject().Field("cache", f.cache_id).Field("partition", f.partition).Field("counter", f.lwm);
+  // Ignite's cache ids are Java ints: printed signed, as dump and Ignite print them.
+  if (o.ignite) {
+    j.BeginObject().Field("cache", static_cast<int32_t>(f.cache_id));
+  } else {
+    j.BeginObject().Field("cache", f.cache_id);
+  }
+  j.Field("partition", f.partition).Field("counter", f.lwm);
   j.Field("lwm", f.lwm).Field("hwm", f.hwm).Field("hash", fmt::format("0x{:016x}", recovery::ContentHash(f)));
   j.Key("entries").BeginArray();
   for (size_t i = 0; i < f.entries.size() && !summary; ++i) {
@@ -77,7 +83,8 @@ void PartitionJson(const recovery::PartitionFile& f, bool summary, const Objects
 void PartitionText(const std::string& node, const recovery::PartitionFile& f, bool summary, const Objects& o,
                    fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
-  fmt::format_to(it, "{} cache {} partition {} counter {} lwm {} hwm {} entries {} hash 0x{:016x}\n", node, f.cache_id,
+  const std::string cache = o.ignite ? std::to_string(static_cast<int32_t>(f.cache_id)) : std::to_string(f.cache_id);
+  fmt::format_to(it, "{} cache {} partition {} counter {} lwm {} hwm {} entries {} hash 0x{:016x}\n", node, cache,
                  f.partition, f.lwm, f.lwm, f.hwm, f.entries.size(), recovery::ContentHash(f));
   for (size_t i = 0; i < f.entries.size() && !summary; ++i) {
     const auto& e = f.entries[i];

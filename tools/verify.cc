@@ -25,7 +25,12 @@ void VerifyJson(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
   j.BeginObject().Field("schema", 1).Field("ok", r.conflicts.empty()).Field("restored", r.restored);
   j.Field("partitions", r.partitions).Field("files", r.files).Key("conflicts").BeginArray();
   for (const auto& c : r.conflicts) {
-    j.BeginObject().Field("kind", recovery::ConflictKindName(c.kind)).Field("cache", c.cache);
+    j.BeginObject().Field("kind", recovery::ConflictKindName(c.kind));
+    if (r.ignite) {
+      j.Field("cache", static_cast<int32_t>(c.cache));
+    } else {
+      j.Field("cache", c.cache);
+    }
     j.Field("partition", c.partition).Key("nodes").BeginArray();
     for (const auto& n : c.nodes) j.String(n);
     j.EndArray().Field("detail", c.detail).EndObject();
@@ -37,8 +42,9 @@ void VerifyJson(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
 void VerifyText(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
   for (const auto& c : r.conflicts) {
-    fmt::format_to(it, "conflict {} cache {} partition {} [{}]: {}\n", recovery::ConflictKindName(c.kind), c.cache,
-                   c.partition, NodeList(c.nodes), c.detail);
+    fmt::format_to(it, "conflict {} cache {} partition {} [{}]: {}\n", recovery::ConflictKindName(c.kind),
+                   r.ignite ? std::to_string(static_cast<int32_t>(c.cache)) : std::to_string(c.cache), c.partition,
+                   NodeList(c.nodes), c.detail);
   }
   fmt::format_to(it, "{} partitions in {} files{}: {}\n", r.partitions, r.files,
                  r.restored ? " (checked against restore.json)" : "",

@@ -66,6 +66,18 @@ std::string StderrOf(const std::vector<std::string>& args, bool terminal) {
   return out;
 }
 
+// A command without --quiet (completion) once aborted when standard error was a
+// terminal, asking whether --quiet was given; the README's `source <(walcut completion
+// bash)` is typed on a terminal.
+TEST(Progress, CompletionPrintsItsScriptWhenStandardErrorIsATerminal) {
+  for (const char* shell : {"bash", "zsh"}) {
+    const std::string out = StderrOf({"completion", shell}, true);
+    EXPECT_EQ(out.find("terminate called"), std::string::npos) << out.substr(0, 300);
+    EXPECT_NE(out.find(std::string(shell) == "bash" ? "-F _walcut walcut" : "#compdef walcut"), std::string::npos)
+        << shell << ": " << out.substr(0, 300);
+  }
+}
+
 TEST(Progress, DrawnOnATerminalOnlyAndClearedAtTheEnd) {
   const fs::path dir = fs::path(testing::TempDir()) / "progress-test";
   fs::remove_all(dir);

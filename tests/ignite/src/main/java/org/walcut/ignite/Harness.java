@@ -31,6 +31,7 @@ import org.apache.ignite.cache.affinity.rendezvous.RendezvousAffinityFunction;
 import org.apache.ignite.cluster.ClusterNode;
 import org.apache.ignite.configuration.CacheConfiguration;
 import org.apache.ignite.internal.IgniteEx;
+import org.apache.ignite.internal.processors.cache.persistence.snapshot.IgniteSnapshotManager;
 import org.apache.ignite.internal.processors.cache.persistence.snapshot.IncrementalSnapshotMetadata;
 import org.apache.ignite.internal.processors.cache.persistence.snapshot.SnapshotMetadata;
 import org.apache.ignite.internal.processors.cache.persistence.wal.reader.IgniteWalIteratorFactory;
@@ -238,6 +239,12 @@ public final class Harness {
         mark("load", t);
         progress("loaded " + (sc.bankAccounts + sc.vaultAccounts) + " accounts, total " + wl.initialTotal);
 
+        if (sc.warmupTx > 0) {
+            t = System.currentTimeMillis();
+            wl.warmUp(client, Scenario.clientId(0), sc.warmupTx);
+            mark("warmup", t);
+            progress("history before the full snapshot: " + sc.warmupTx + " transfers");
+        }
         t = System.currentTimeMillis();
         fullSnapshot(sc.snapshotName);
         mark("full_snapshot", t);
@@ -292,7 +299,7 @@ public final class Harness {
         Map<String, Object> readerFiles = new TreeMap<>();
         Map<String, Object> recordsPerTypeAllFiles = new TreeMap<>();
         IgniteLogger walLog = IgniteWalIteratorFactory.ConsoleLogger.INSTANCE;
-        for (int i = 0; i < sc.servers && !sc.walOnly; i++) {
+        for (int i = 0; i < sc.servers && !sc.walOnly && !sc.timings; i++) {
             String id = Scenario.serverId(i);
             File work = new File(out, "nodes/" + id + "/work");
             WalDump d = new WalDump(walLog);
@@ -728,6 +735,12 @@ public final class Harness {
         Cluster.activate(crd());
         Cluster.awaitOwning(servers(), cacheNames(), sc.servers, 120_000);
 
+        if (sc.timings) {
+            timedOperations();
+            for (int i = sc.servers - 1; i >= 0; i--)
+                stopNode(Scenario.serverId(i), false);
+            return;
+        }
         if (sc.extras) {
             for (Map<String, Object> snp : snapshots)
                 snp.put("check", new SnapshotCheck(this::progress, crd(), cluster, sc, (String)snp.get("name")).run());
@@ -746,6 +759,52 @@ public final class Harness {
         }
         for (int i = sc.servers - 1; i >= 0; i--)
             stopNode(Scenario.serverId(i), false);
+    }
+
+    /**
+     * Ignite's own operations on the last increment, timed: the full snapshot's check
+     * (checkSnapshot, what control.sh --snapshot check NAME runs), the increment's check
+     * (--increment k) and its restore (restoreSnapshot(NAME, groups, k), the caches destroyed first and
+     * not counted), each three times, the best kept.
+     */
+    private void timedOperations() throws Exception {
+        IgniteSnapshotManager mgr = ((IgniteEx)crd()).context().cache().context().snapshotMgr();
+        Map<String, Object> snp = snapshots.get(0);
+        String name = (String)snp.get("name");
+        Map<String, Object> last = null;
+        for (Map<String, Object> inc : increments)
+            if (Boolean.TRUE.equals(inc.get("ok")) && name.equals(inc.get("snapshot")))
+                last = inc;
+        long best = Long.MAX_VALUE;
+        for (int r = 0; r < 3; r++) {
+            long t = System.nanoTime();
+            mgr.checkSnapshot(name, null).get(600_000);
+            best = Math.min(best, System.nanoTime() - t);
+        }
+        snp.put("check_ms", best / 1e6);
+        progress("Ignite's check of the full snapshot: " + best / 1_000_000 + " ms");
+        if (last == null)
+            return;
+        int idx = (Integer)last.get("index");
+        best = Long.MAX_VALUE;
+        for (int r = 0; r < 3; r++) {
+            long t = System.nanoTime();
+            mgr.checkSnapshot(name, null, idx).get(600_000);
+            best = Math.min(best, System.nanoTime() - t);
+        }
+        last.put("check_ms", best / 1e6);
+        progress("Ignite's check of increment " + idx + ": " + best / 1_000_000 + " ms");
+        best = Long.MAX_VALUE;
+        for (int r = 0; r < 3; r++) {
+            crd().destroyCaches(cacheNames());
+            awaitCacheDirsGone(60_000);
+            long t = System.nanoTime();
+            crd().snapshot().restoreSnapshot(name, groupNames(), idx).get(10, TimeUnit.MINUTES);
+            best = Math.min(best, System.nanoTime() - t);
+        }
+        last.put("restore_ms", best / 1e6);
+        last.put("restored", wl.readAll(crd()));
+        progress("Ignite's restore of increment " + idx + ": " + best / 1_000_000 + " ms");
     }
 
     /** Whether every server holds the attempt's increment metadata, made by its request. */

@@ -82,6 +82,16 @@ final class Scenario {
      */
     boolean walOnly = false;
 
+    /**
+     * A benchmark of Ignite's own tools beside walcut's: Ignite's WAL reading is skipped, and only the
+     * last increment is restored (and the full snapshot), each of Ignite's operations timed
+     * (snapshot.check_ms, the last increment's check_ms and restore_ms).
+     */
+    boolean timings = false;
+
+    /** Transfers from the client, one at a time, before the full snapshot: WAL history. */
+    int warmupTx = 0;
+
     String snapshotName = "snap";
 
     /**
@@ -238,6 +248,32 @@ final class Scenario {
                 s.workers.add(serverId(1));
                 break;
 
+            case "bench-snapshot":
+            case "bench-snapshot-long":
+                // Ignite's snapshot check, increment check and restore timed beside walcut's, on
+                // the full scenario's caches (page files) at full speed: about 12 000 transactions
+                // in three increments; "-long" adds 40 000 transfers before the full snapshot, a
+                // longer history behind the same increments.
+                s.extras = true;
+                s.timings = true;
+                s.bankAccounts = 2000;
+                s.bankShared = 1000;
+                s.vaultAccounts = 200;
+                s.shelfKeys = 200;
+                s.eventKeys = 500;
+                s.txPerPhase = 750;
+                s.thinkMs = 0;
+                s.inTxPauseMs = 0;
+                s.walSegmentSize = 16 << 20;
+                s.walSegments = 4;
+                s.regionMaxBytes = 256L << 20;
+                s.warmupTx = name.endsWith("-long") ? 40_000 : 0;
+                s.workers.add(clientId(0));
+                s.workers.add(serverId(0));
+                s.workers.add(serverId(1));
+                s.workers.add(serverId(2));
+                break;
+
             case "bench":
                 // A benchmark input, not a fixture: the clean scenario's shape at full speed (no
                 // pauses), about 100 000 transactions over more accounts, in 64 MiB segments
@@ -260,7 +296,7 @@ final class Scenario {
 
             default:
                 throw new IllegalArgumentException("unknown scenario: " + name
-                    + " (known: clean, failed-increment, node-stop, compacted, full, truncated, rebalance, bench)");
+                    + " (known: clean, failed-increment, node-stop, compacted, full, truncated, rebalance, bench, bench-snapshot, bench-snapshot-long)");
         }
         return s;
     }

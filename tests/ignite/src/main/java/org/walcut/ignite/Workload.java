@@ -243,6 +243,35 @@ final class Workload {
         }
     }
 
+    /**
+     * History before the full snapshot: {@code n} transfers from the given node, one at a time, between
+     * the shared accounts (kind "warmup"; never rolled back).
+     */
+    void warmUp(Ignite ig, String origin, int n) {
+        Random rnd = new Random(seed * 53 + 3);
+        for (int i = 0; i < n; i++) {
+            Acct a = shared.get(rnd.nextInt(shared.size()));
+            Acct b;
+            do {
+                b = shared.get(rnd.nextInt(shared.size()));
+            }
+            while (b == a);
+            List<Acct> order = new ArrayList<>(List.of(a, b));
+            order.sort(Comparator.comparing(x -> x.sortKey));
+            try (Transaction tx = ig.transactions().txStart(PESSIMISTIC, SERIALIZABLE, 15_000, 2)) {
+                Map<String, Long> bal = new HashMap<>();
+                for (Acct x : order)
+                    bal.put(x.sortKey, balanceOf(cache(ig, cacheName(x)).get(x.key)));
+                long amount = Math.min(1 + rnd.nextInt(100), bal.get(a.sortKey));
+                cache(ig, cacheName(a)).put(a.key, valueFor(a, bal.get(a.sortKey) - amount));
+                cache(ig, cacheName(b)).put(b.key, valueFor(b, bal.get(b.sortKey) + amount));
+                tx.commit();
+            }
+        }
+        txLog.add(Json.obj("near", null, "outcome", "committed", "origin", origin, "kind", "warmup", "phase", 0,
+            "count", n));
+    }
+
     /** Reads every account from the given node: {"balances": [...], "total": n}. */
     Map<String, Object> readAll(Ignite ig) {
         List<Object> bal = new ArrayList<>();
