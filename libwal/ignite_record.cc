@@ -152,6 +152,10 @@ bool GetEntry(Decoder* d, DataEntry* e, const char** what) {
     *what = "counter out of bounds";
     return d->Fail();
   }
+  if (!SoundIgnitePartition(e->partition)) {
+    *what = "partition id out of bounds";
+    return d->Fail();
+  }
   e->counter = static_cast<uint64_t>(counter);
   return true;
 }
@@ -200,6 +204,10 @@ bool GetRollback(Decoder* d, RollbackRecord* r, const char** what) {
   }
   if (start < 0 || range < 0 || static_cast<uint64_t>(range) > kMaxCounter - static_cast<uint64_t>(start)) {
     *what = "counter range out of bounds";
+    return d->Fail();
+  }
+  if (!SoundIgnitePartition(r->partition)) {
+    *what = "partition id out of bounds";
     return d->Fail();
   }
   r->start = static_cast<uint64_t>(start);

@@ -19,6 +19,11 @@ inline bool SoundRange(uint64_t start, uint64_t delta) {
 }
 inline bool SoundCounter(uint64_t c) { return c >= 1 && c <= kMaxCounter; }
 
+// An Ignite partition id: below 65536 (a partition's id is a u16 in Ignite's page ids
+// and checkpoint records), or -1, which Ignite writes for an entry whose partition it did
+// not know (its restore then asks the cache's affinity).
+inline bool SoundIgnitePartition(uint32_t p) { return p < 65536 || p == UINT32_MAX; }
+
 // A snapshot's name names a directory.
 inline bool SoundSnapshotName(std::string_view n) {
   if (n.empty() || n.size() > kMaxSnapshotNameSize || n == "." || n == "..") return false;

@@ -20,6 +20,9 @@
 namespace recovery {
 namespace {
 
+// The partition id Ignite writes for an entry whose partition it did not know.
+constexpr uint32_t kUnknownPartition = UINT32_MAX;
+
 // Ignite's GridCacheOperation ordinals of entries that change nothing.
 constexpr uint8_t kIgniteRead = 0;
 constexpr uint8_t kIgniteNoop = 6;
@@ -154,6 +157,11 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
     if (e.op != wal::EntryOp::kCreate && e.op != wal::EntryOp::kUpdate && e.op != wal::EntryOp::kDelete) {
       return wal::Status::NotSupported(fmt::format("{}: an entry at {} is a {} write, which walcut cannot apply",
                                                    plan_.node, r.ptr.ToString(), wal::EntryOpName(e.op)));
+    }
+    if (e.partition == kUnknownPartition) {
+      return wal::Status::NotSupported(fmt::format(
+          "{}: an entry of cache {} at {} has no partition (-1: Ignite did not know it, and its restore asks the "
+          "cache's affinity, which walcut cannot)", plan_.node, cache, r.ptr.ToString()));
     }
     auto c = copies_.find({g->second, e.partition});
     if (c == copies_.end()) {

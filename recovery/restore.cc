@@ -549,6 +549,11 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
   wal::DataEntryCursor entries(r.data);
   wal::DataEntry& e = entry_;
   while (entries.Next(&e)) {
+    if (plan_.ignite && e.partition == UINT32_MAX) {
+      return wal::Status::NotSupported(fmt::format(
+          "{}: an entry of cache {} at {} has no partition (-1: Ignite did not know it, and its restore asks the "
+          "cache's affinity, which walcut cannot)", plan_.node, static_cast<int32_t>(e.cache_id), r.ptr.ToString()));
+    }
     if (e.xid.IsNull() && wal::RulesOf(r.format).writes_without_transaction) {
       // An ATOMIC cache's update or a rebalance's, of no transaction: applied in WAL order
       // until the cut's Start record and not after, as Ignite's restore applies them.
