@@ -12,6 +12,12 @@
 namespace app {
 namespace fs = std::filesystem;
 
+std::string ParentOf(const std::string& path) {
+  fs::path p = fs::absolute(path).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.parent_path().string();
+}
+
 bool NaturalLess(const std::string& a, const std::string& b) {
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
@@ -47,6 +53,20 @@ std::string NodeOfWalDir(const fs::path& dir) {
     return dir.filename().string();
   }
   return "-";
+}
+
+// db/wal/<folder> or db/wal/archive/<folder>: the work directory above it.
+fs::path IgniteWorkOfWalFolder(const fs::path& dir) {
+  fs::path up = dir.parent_path();
+  if (up.filename() == "archive") up = up.parent_path();
+  if (up.filename() != "wal" || up.parent_path().filename() != "db") return {};
+  return up.parent_path().parent_path();
+}
+
+bool IsIgniteWalFolder(const fs::path& dir) {
+  const fs::path work = IgniteWorkOfWalFolder(dir);
+  std::error_code ec;
+  return !work.empty() && fs::is_directory(work / "db" / "wal", ec);
 }
 
 bool HasSegments(const fs::path& dir) {
@@ -245,7 +265,7 @@ std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<Wal
   return out;
 }
 
-wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
+wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, bool cluster_above) {
   WalInputs result;
   std::vector<WalInput>& inputs = result.nodes;
   for (const auto& arg : paths) {
@@ -277,6 +297,20 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths) {
     if (abs.filename().empty()) abs = abs.parent_path();
     if (fs::is_directory(p / "wal")) {
       inputs.push_back({abs.filename().string(), (p / "wal").string(), {}, false, {}, {}});
+      // A node of a cluster directory: its cluster file says which other nodes there are.
+      if (cluster_above && !result.cluster && fs::exists(abs.parent_path() / cut::kClusterFileName, ec)) {
+        auto cluster = cut::ReadClusterFile(abs.parent_path().string());
+        if (!cluster.ok()) return cluster.status();
+        result.cluster = std::move(cluster).value();
+        result.cluster_above = true;
+      }
+      continue;
+    }
+    if (HasSegments(p) && IsIgniteWalFolder(abs)) {
+      // One Ignite WAL folder (db/wal/<folder> or db/wal/archive/<folder>): its work
+      // directory's snapshots say which nodes the cluster has.
+      WalInput in{NodeOfWalDir(abs), p.string(), {}, true, IgniteWorkOfWalFolder(abs).string(), {}};
+      inputs.push_back(std::move(in));
       continue;
     }
     if (HasSegments(p)) {

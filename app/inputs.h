@@ -32,11 +32,18 @@ struct WalInputs {
   // servers are all inputs, each with its wal/ directory even when that is missing:
   // a reader then reports the node as unreadable rather than leaving it out.
   std::optional<cut::ClusterInfo> cluster;
+  // The cluster file was found above a node directory given on its own (c/cluster.json
+  // of c/node-0): it names the nodes not given; --cluster may replace it.
+  bool cluster_above = false;
 };
 
 // kNotFound / kInvalidArgument for a path that is none of these; the status of the
 // cluster file when it is there but not valid.
-wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths);
+// `cluster_above`: a node directory given on its own takes the cluster file of the
+// directory above it, when there is one, as the cluster's membership (cluster_above set),
+// so that the nodes not given are known (what a verdict about the cluster needs; a node's
+// own listing does not).
+wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, bool cluster_above = false);
 
 // Whether `in` is Apache Ignite's WAL (a node of a work directory, or a folder whose
 // segments are Ignite's): walcut reads it and never writes into it.
@@ -71,6 +78,9 @@ std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector
 // taken last), by their metadata; none when they keep none.
 std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vector<WalInput>& nodes,
                                                                 const std::string& snapshot);
+
+// The directory holding `path` (its absolute, normal form's parent).
+std::string ParentOf(const std::string& path);
 
 // Orders node names so that node-2 comes before node-10.
 bool NaturalLess(const std::string& a, const std::string& b);

@@ -320,7 +320,10 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     out.report.cuts[c].violations[v].detail += fmt::format(" (WAL read up to {})", node->end.ToString());
   }
   out.report.problems = NodeProblems(views, cluster);
+  out.report.nodes = views.size();
+  out.report.membership_known = cluster != nullptr;
   if (kept != nullptr) {
+    for (const auto& k : *kept) out.report.membership_known |= !k.baseline.empty();
     std::vector<std::string> order;
     for (const auto& v : views) order.push_back(v.node);
     ApplyKeptIncrements(*kept, order, &out.report);

@@ -62,6 +62,11 @@ struct NodeProblem {
 struct ClusterReport {
   std::vector<CutReport> cuts;
   std::vector<NodeProblem> problems;  // in node order
+  // Whether the cluster's nodes are known from outside the WALs (a cluster file, a
+  // snapshot's metadata), so that a node not given is a problem; otherwise the verdict
+  // is about the nodes read alone, and says so.
+  bool membership_known = false;
+  size_t nodes = 0;  // read
 };
 
 // Whether cut `c` makes `walcut check` fail: it is unverifiable; it has a violation other

@@ -25,7 +25,8 @@ void CheckJson(const cut::ClusterReport& report, const std::vector<size_t>& chos
     for (const auto& v : c.violations) WriteViolation(j, v);
     j.EndArray().EndObject();
   }
-  j.EndArray().Key("problems").BeginArray();
+  j.EndArray().Field("nodes_read", report.nodes).Field("membership_known", report.membership_known);
+  j.Key("problems").BeginArray();
   for (const auto& p : report.problems) {
     j.BeginObject().Field("node", p.node).Field("kind", cut::KindName(p.kind)).Field("detail", p.detail).EndObject();
   }
@@ -48,6 +49,10 @@ void CheckText(const cut::ClusterReport& report, const std::vector<size_t>& chos
   }
   std::string nodes;
   if (!report.problems.empty()) nodes = fmt::format(" ({} node(s) not read whole)", report.problems.size());
+  if (!report.membership_known) {
+    nodes += fmt::format(" ({} node(s) read; which nodes the cluster has is not known: give its cluster.json with "
+                         "--cluster, or its whole directory)", report.nodes);
+  }
   fmt::format_to(it, "{} cut(s) checked, {} consistent: {}{}\n", chosen.size(), consistent,
                  bad ? "PROBLEMS FOUND" : "ok", nodes);
 }
@@ -91,6 +96,7 @@ int RunCheck(const CheckOptions& o, Output& output) {
     cut::StreamedCluster streamed;
     WalCheck how;
     how.cluster_file = o.cluster_file;
+    how.membership_from_above = true;
     if (o.increment) how.increment = std::make_pair(o.snapshot, *o.increment);
     if (!CheckFromWal(o.paths, how, output, &streamed, &code, &inputs)) return code;
     report = std::move(streamed.report);

@@ -36,8 +36,9 @@ void PrintReadErrors(const cut::NodeIndex& index, Output& output) {
   }
 }
 
-bool ResolveNodes(const std::vector<std::string>& paths, Output& output, app::WalInputs* out, int* code) {
-  auto inputs = app::ResolveWalInputs(paths);
+bool ResolveNodes(const std::vector<std::string>& paths, Output& output, app::WalInputs* out, int* code,
+                  bool cluster_above) {
+  auto inputs = app::ResolveWalInputs(paths, cluster_above);
   if (!inputs.ok()) {
     output.Error("{}", inputs.status().message());
     *code = kExitUnreadable;
@@ -92,9 +93,9 @@ bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut:
 bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
                   cut::StreamedCluster* out, int* code, app::WalInputs* resolved) {
   app::WalInputs inputs;
-  if (!ResolveNodes(paths, output, &inputs, code)) return false;
+  if (!ResolveNodes(paths, output, &inputs, code, how.membership_from_above)) return false;
   if (!how.cluster_file.empty()) {
-    if (inputs.cluster) {
+    if (inputs.cluster && !inputs.cluster_above) {
       output.Error("--cluster: the directory given has a cluster file of its own");
       *code = kExitUsage;
       return false;

@@ -16,7 +16,10 @@ namespace tools {
 
 // The inputs of a cut analysis, node WAL directories only; on failure prints the error
 // and returns the exit code in *code.
-bool ResolveNodes(const std::vector<std::string>& paths, Output& output, app::WalInputs* out, int* code);
+// `cluster_above`: a node directory given on its own takes the cluster file above it
+// (app::ResolveWalInputs).
+bool ResolveNodes(const std::vector<std::string>& paths, Output& output, app::WalInputs* out, int* code,
+                  bool cluster_above = false);
 // A node's torn tail (a warning) and its first read errors.
 void PrintReadErrors(const cut::NodeIndex& index, Output& output);
 
@@ -41,6 +44,10 @@ struct WalCheck {
   std::function<cut::RecordTap(size_t)> tap;
   // Threads reading the WALs, taking the nodes in turn; 0: one per core.
   size_t threads = 0;
+  // A node directory given on its own takes the cluster file above it as the cluster's
+  // membership, so that the nodes not given fail the check (check's verdict is about the
+  // cluster; a node's own listing or summary is not).
+  bool membership_from_above = false;
   // Apache Ignite: only the part of each node's WAL that this increment (of this full
   // snapshot; empty: the one taken last) needs (app::BoundToIncrement).
   std::optional<std::pair<std::string, uint32_t>> increment;

@@ -310,7 +310,12 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   std::vector<std::string> binary_meta_dirs;
   std::vector<std::string> dirs{o.dir};
   dirs.insert(dirs.end(), o.more_dirs.begin(), o.more_dirs.end());
-  if (auto resolved = app::ResolveWalInputs(dirs); resolved.ok()) {
+  if (auto resolved = app::ResolveWalInputs(dirs, true); resolved.ok()) {
+    if (resolved->cluster_above) {
+      output.Error("restore takes the cluster directory (\"{}\"), not a node of it", app::ParentOf(dirs[0]));
+      output.Hint("--node NAME restores only that node");
+      return kExitUsage;
+    }
     if (!CheckSubset(o, *resolved, output)) return kExitUsage;
     for (const auto& in : resolved->nodes) {
       if (!app::IsIgniteInput(in)) continue;
@@ -355,6 +360,17 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   const std::optional<cut::ClusterInfo>& cluster = inputs.cluster;
   cut::ClusterReport& report = found.report;
   PrintNodeProblems(report, output);
+  // A node of the cluster not given (Ignite's snapshot metadata names its baseline) makes
+  // the restore partial: only --node says that is meant.
+  std::string missing;
+  for (const auto& p : report.problems) {
+    if (p.kind == cut::Kind::kNotGiven) missing += (missing.empty() ? "" : ", ") + p.node;
+  }
+  if (!missing.empty() && o.nodes.empty()) {
+    output.Error("the cluster has {} too, whose directories were not given: the restore would be partial", missing);
+    output.Hint("give every node's directory, or --node NAME for each node to restore");
+    return kExitUsage;
+  }
   size_t chosen = 0;
   uint64_t latest_ts = 0;
   for (const auto& n : indexes) latest_ts = std::max(latest_ts, n.last_ts);

@@ -226,9 +226,9 @@ TEST(HostileInput, MessagesNameWhatIsMissing) {
   EXPECT_NE(v.err.find("does not exist"), std::string::npos) << v.err;
   const std::string c = Cluster(dir);
   auto r = RunCli({"restore", c + "/node-0", "--latest", "-o", dir.path() + "/r"});
-  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err.find(c + "/node-0/node-0"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("has no cluster.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("restore takes the cluster directory"), std::string::npos) << r.err;
 }
 
 TEST(HostileInput, SummariesOfTheWrongShapeAreRefused) {

@@ -78,8 +78,9 @@ TEST_P(CheckSweep, CompleteCutsPassAndSummariesAgree) {
       EXPECT_EQ(k["status"] == "consistent", t["verdict"] == "complete") << k.dump();
     }
   }
-  // Summaries written on each node give the same verdicts.
-  std::vector<std::string> args = {"check", "--json", "--summaries"};
+  // Summaries written on each node give the same verdicts (with the cluster file, the
+  // same membership).
+  std::vector<std::string> args = {"check", "--json", "--cluster", c + "/cluster.json", "--summaries"};
   for (const auto& f : Summaries(c, nodes)) args.push_back(f);
   EXPECT_EQ(Json(args), check);
 }
@@ -110,7 +111,7 @@ TEST_P(CheckCatchesBugs, CatchRateStaysAtTheRecordedFloor) {
     int code = -1;
     auto check = Json({"check", "--json", c}, &code);
     caught += code == 1;
-    std::vector<std::string> args = {"check", "--json", "--summaries"};
+    std::vector<std::string> args = {"check", "--json", "--cluster", c + "/cluster.json", "--summaries"};
     for (const auto& f : Summaries(c, 3)) args.push_back(f);
     summary_agree += Json(args) == check;
   }
