@@ -258,7 +258,9 @@ std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<Wal
     }
     any = true;
     cut::NodeKept node{in.node, {}, read.unreadable, read.consistent_id, read.baseline};
-    for (const auto& k : read.kept) node.kept.push_back({k.meta.request_id, k.meta.snapshot, k.meta.index});
+    for (const auto& k : read.kept) {
+      node.kept.push_back({k.meta.request_id, k.meta.snapshot, k.meta.index, k.meta.finish, k.path});
+    }
     out.push_back(std::move(node));
   }
   if (!any) return std::nullopt;

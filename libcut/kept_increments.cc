@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "libwal/ignite_increment_meta.h"
+#include "libwal/printable.h"
 
 namespace cut {
 
@@ -17,11 +18,77 @@ std::string Joined(const std::vector<std::string>& names) {
   return out;
 }
 
+const CutNodeRow* RowOf(const CutReport& c, const std::string& node) {
+  for (const auto& r : c.nodes) {
+    if (r.node == node) return &r;
+  }
+  return nullptr;
+}
+
+// Why `k`, of node `node`, disagrees with the WAL the report read; empty when it does not.
+std::string Disagreement(const KeptIncrement& k, const std::string& node, const ClusterReport& report) {
+  const CutReport* mine = nullptr;
+  const CutReport* at_pointer = nullptr;
+  for (const auto& c : report.cuts) {
+    if (c.id == k.cut) mine = &c;
+    const CutNodeRow* r = RowOf(c, node);
+    if (k.finish && r != nullptr && r->has_finish && r->finish == *k.finish) at_pointer = &c;
+  }
+  if (mine != nullptr) {
+    const CutNodeRow* r = RowOf(*mine, node);
+    if (k.finish && r != nullptr && r->has_finish && r->finish != *k.finish && at_pointer != nullptr) {
+      return fmt::format("{}: rqId is {}, whose Finish record is at {}, but its incSnpRec {} is the Finish record of cut {}",
+                         k.path, k.cut.ToString(), r->finish.ToString(), k.finish->ToString(),
+                         at_pointer->id.ToString());
+    }
+    if (k.finish && r != nullptr && r->has_finish && r->finish != *k.finish) {
+      return fmt::format("{}: incSnpRec is {}, but the Finish record of its cut {} is at {}", k.path,
+                         k.finish->ToString(), k.cut.ToString(), r->finish.ToString());
+    }
+    if (!mine->base.empty() && mine->base != k.snapshot) {
+      return fmt::format("{}: snpName is '{}', but its cut {} follows the full snapshot '{}' in the WAL", k.path,
+                         wal::Printable(k.snapshot), k.cut.ToString(), wal::Printable(mine->base));
+    }
+    return {};
+  }
+  if (at_pointer != nullptr) {
+    return fmt::format("{}: rqId is {}, but the Finish record at {} (its incSnpRec) is of cut {}", k.path,
+                       k.cut.ToString(), k.finish->ToString(), at_pointer->id.ToString());
+  }
+  return {};
+}
+
 }  // namespace
 
-void ApplyKeptIncrements(const std::vector<NodeKept>& nodes, const std::vector<std::string>& node_order,
+void ApplyKeptIncrements(std::vector<NodeKept> nodes, const std::vector<std::string>& node_order,
                          ClusterReport* report) {
   if (nodes.empty()) return;
+  // Each node's metadata held to the WAL, then the nodes' metadata of one cut to each other.
+  for (auto& n : nodes) {
+    std::vector<KeptIncrement> sound;
+    for (auto& k : n.kept) {
+      if (std::string why = Disagreement(k, n.node, *report); !why.empty()) {
+        n.unreadable.push_back(std::move(why));
+      } else {
+        sound.push_back(std::move(k));
+      }
+    }
+    n.kept = std::move(sound);
+  }
+  for (auto& n : nodes) {
+    for (const auto& k : n.kept) {
+      for (auto& other : nodes) {
+        if (&other == &n) continue;
+        auto it = std::find_if(other.kept.begin(), other.kept.end(), [&k](const KeptIncrement& x) { return x.cut == k.cut; });
+        if (it != other.kept.end() && (it->index != k.index || it->snapshot != k.snapshot)) {
+          other.unreadable.push_back(fmt::format("{}: increment {} of '{}', but {} names its cut increment {} of '{}'",
+                                                 it->path, it->index, wal::Printable(it->snapshot), k.path, k.index,
+                                                 wal::Printable(k.snapshot)));
+          other.kept.erase(it);
+        }
+      }
+    }
+  }
   for (auto& c : report->cuts) {
     if (c.status != CutStatus::kConsistent) continue;
     std::vector<std::string> lacking, unknown;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct KeptIncrement {
   wal::Uuid cut;         // the cut's id
   std::string snapshot;  // the full snapshot it follows
   uint32_t index = 0;    // 1, 2, ... after that snapshot
+  std::optional<wal::Pointer> finish;  // where its metadata says the node's Finish record is
+  std::string path;                    // the metadata file, for messages
 };
 
 // The metadata of one node. `unreadable`: each metadata file that could not be read or
@@ -29,14 +32,19 @@ struct NodeKept {
   std::vector<std::string> baseline;  // every node its snapshots were taken on (consistent ids)
 };
 
-// For each consistent cut of `report`: when every node of `nodes` keeps it, it takes
+// First, each kept increment is held to the WAL where the report saw what it names: the
+// Finish record its metadata points at must be of its cut, and its cut's Finish record
+// where it points; every node's metadata of one cut must name one snapshot and index, the
+// snapshot the cut follows in the WAL. A file that disagrees is unreadable (its field and
+// the record named), so the cut it might name is unverifiable.
+// Then, for each consistent cut of `report`: when every node of `nodes` keeps it, it takes
 // that increment's snapshot and index; when one does not and none of those has an
 // unreadable file, it is incomplete (not-kept); otherwise it is unverifiable
 // (unreadable-metadata). Each unreadable file is also a problem of its node, and each
 // baseline node of the snapshots none of `nodes` is (by consistent id, or by the folder
 // Ignite names for it) is a problem (not-given), in the order of `node_order` (the
 // nodes' names, as the report's problems are).
-void ApplyKeptIncrements(const std::vector<NodeKept>& nodes, const std::vector<std::string>& node_order,
+void ApplyKeptIncrements(std::vector<NodeKept> nodes, const std::vector<std::string>& node_order,
                          ClusterReport* report);
 
 }  // namespace cut

@@ -9,6 +9,7 @@
 
 #include "libwal/file_io.h"
 #include "libwal/java_stream.h"
+#include "libwal/printable.h"
 
 namespace wal {
 namespace fs = std::filesystem;
@@ -155,7 +156,7 @@ void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeI
     const uint64_t index = std::stoull(smf.parent_path().filename().string());
     if (meta->snapshot != SnapshotNameOf(snapshot, folder) || meta->index != index || meta->folder != folder) {
       out->unreadable.push_back(fmt::format("{}: names increment {} of snapshot '{}' on {}, not what its path says",
-                                            path, meta->index, meta->snapshot, meta->folder));
+                                            path, meta->index, Printable(meta->snapshot), Printable(meta->folder)));
       continue;
     }
     out->kept.push_back({std::move(meta).value(), path});

@@ -297,7 +297,9 @@ TEST(Txs, TextSidesAreTheRuleForEveryCut) {
     }
     for (const auto& [x, commit] : first_commit) {
       auto& sides = want[x.ToString()][node];
-      for (const auto& [id, k] : cuts) {
+      for (const auto& entry : cuts) {
+        const std::string& id = entry.first;
+        const auto& k = entry.second;
         if (!k.has_start || !k.has_finish) continue;
         const cut::Side side = cut::SideOfCommit(cut::RegionOf(commit, k.start, k.finish),
                                                  [&, x = x] { return k.before.count(x) != 0; },

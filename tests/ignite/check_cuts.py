@@ -187,6 +187,38 @@ def self_test_metadata(walcut, fixture):
               f"{problem[0]['detail']}")
 
 
+def self_test_request_id(walcut, fixture):
+    """server-0's .smf of a later increment rewritten to name an earlier one's request id: its
+    incSnpRec still points at the later cut's Finish record, so the file is unreadable metadata
+    and the later cut unverifiable, while the earlier keeps its increment."""
+    import uuid
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "fixture")
+        shutil.copytree(fixture, copy)
+        truth = json.load(open(os.path.join(copy, "truth.json")))
+        first, later = [i for i in truth["increments"] if i["ok"]][:2]
+        smf = os.path.join(copy, later["nodes"]["server-0"]["smf"])
+        data = open(smf, "rb").read()
+        # java.util.UUID serializes leastSigBits, then mostSigBits.
+        def serialized(text):
+            b = uuid.UUID(text).bytes
+            return b[8:] + b[:8]
+        old, new = serialized(later["request_id"]), serialized(first["request_id"])
+        if data.count(old) != 1:
+            raise Mismatch(f"{smf}: its request id is not there once")
+        open(smf, "wb").write(data.replace(old, new))
+        code, doc, err = run_check(walcut, os.path.join(copy, "nodes"))
+        by_id = {c["id"]: c for c in doc["cuts"]}
+        problem = [p for p in doc["problems"] if p["kind"] == "unreadable-metadata" and "rqId" in p["detail"]]
+        if code == 0 or by_id[later["request_id"]]["status"] != "unverifiable" or not problem:
+            raise Mismatch(f"server-0's .smf of increment {later['index']} names {first['request_id']}: walcut "
+                           f"says {by_id[later['request_id']]['status']} (exit {code}), problems {doc['problems']}")
+        if by_id[first["request_id"]].get("increment") != first["index"]:
+            raise Mismatch(f"increment {first['index']} lost its index: {by_id[first['request_id']]}")
+        print(f"self-test: server-0's .smf of increment {later['index']} naming increment {first['index']}'s "
+              f"request id, exit {code}: {problem[0]['detail']}")
+
+
 def self_test_baseline(walcut, fixture):
     """One node's directory left out: the snapshots' baseline names it, so check must fail."""
     works = sorted(glob.glob(os.path.join(fixture, "nodes", "*", "work")))
@@ -217,6 +249,7 @@ def main():
         if args and args[0] == "--self-test":
             self_test(args[1], args[2])
             self_test_metadata(args[1], args[2])
+            self_test_request_id(args[1], args[2])
             self_test_baseline(args[1], args[2])
             self_test_no_snapshots(args[1], args[2])
             print("self-test passed")

@@ -106,15 +106,97 @@ cut::ClusterReport OneConsistentCut(const wal::Uuid& id) {
   cut::ClusterReport r;
   r.cuts.emplace_back();
   r.cuts[0].id = id;
-  r.cuts[0].base = "walcut-base";
+  r.cuts[0].base = "snap";
   r.cuts[0].increment = 7;
   return r;
+}
+
+// Two consistent cuts, each with its Finish record on node "a" where the WAL says.
+cut::ClusterReport TwoCutsWithFinish(const wal::Uuid& first, const wal::Uuid& second) {
+  cut::ClusterReport r;
+  uint32_t offset = 1000;
+  for (const auto& id : {first, second}) {
+    cut::CutReport c;
+    c.id = id;
+    c.base = "snap";
+    cut::CutNodeRow row;
+    row.node = "a";
+    row.has_start = row.has_finish = true;
+    row.start = {0, offset};
+    row.finish = {0, offset + 100};
+    offset += 1000;
+    c.nodes.push_back(row);
+    r.cuts.push_back(c);
+  }
+  return r;
+}
+
+TEST(KeptIncrements, MetadataWhoseFinishPointerIsAnotherCutsFinishIsUnreadable) {
+  const wal::Uuid first{1, 1}, second{2, 2};
+  // The .smf of the second cut says rqId first, but points at the second's Finish record:
+  // a rewritten rqId. The first cut, whose own metadata is sound, keeps its increment.
+  auto r = TwoCutsWithFinish(first, second);
+  cut::ApplyKeptIncrements({Node("a", {{first, "snap", 1, wal::Pointer{0, 1100}, "1/a.smf"},
+                                       {first, "snap", 2, wal::Pointer{0, 2100}, "2/a.smf"}})},
+                           {"a"}, &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].kind, cut::Kind::kUnreadableMeta);
+  const std::string want = "2/a.smf: rqId is " + first.ToString() + ", whose Finish record is at " +
+                           wal::Pointer{0, 1100}.ToString() + ", but its incSnpRec " + wal::Pointer{0, 2100}.ToString() +
+                           " is the Finish record of cut " + second.ToString();
+  EXPECT_EQ(r.problems[0].detail, want);
+  EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kConsistent);
+  EXPECT_EQ(r.cuts[0].increment, 1u);
+  EXPECT_EQ(r.cuts[1].status, cut::CutStatus::kUnverifiable);
+  // Sound, both keep their increments.
+  auto sound = TwoCutsWithFinish(first, second);
+  cut::ApplyKeptIncrements({Node("a", {{first, "snap", 1, wal::Pointer{0, 1100}, "1/a.smf"},
+                                       {second, "snap", 2, wal::Pointer{0, 2100}, "2/a.smf"}})},
+                           {"a"}, &sound);
+  EXPECT_TRUE(sound.problems.empty());
+  EXPECT_EQ(sound.cuts[1].status, cut::CutStatus::kConsistent);
+  EXPECT_EQ(sound.cuts[1].increment, 2u);
+}
+
+TEST(KeptIncrements, MetadataThatMovesItsCutsFinishIsUnreadable) {
+  const wal::Uuid first{1, 1}, second{2, 2};
+  auto r = TwoCutsWithFinish(first, second);
+  cut::ApplyKeptIncrements({Node("a", {{first, "snap", 1, wal::Pointer{0, 1100}, "1/a.smf"},
+                                       {second, "snap", 2, wal::Pointer{0, 2222}, "2/a.smf"}})},
+                           {"a"}, &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  const std::string want = "2/a.smf: incSnpRec is " + wal::Pointer{0, 2222}.ToString() + ", but the Finish record of its cut";
+  EXPECT_NE(r.problems[0].detail.find(want), std::string::npos)
+      << r.problems[0].detail;
+  EXPECT_EQ(r.cuts[1].status, cut::CutStatus::kUnverifiable);
+}
+
+TEST(KeptIncrements, MetadataNamingAnotherSnapshotThanTheWalIsUnreadable) {
+  const wal::Uuid id{1, 2};
+  auto r = OneConsistentCut(id);
+  cut::ApplyKeptIncrements({Node("a", {{id, "other\n", 3, std::nullopt, "3/a.smf"}})}, {"a"}, &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].detail, "3/a.smf: snpName is 'other\\x0a', but its cut " + id.ToString() +
+                                      " follows the full snapshot 'snap' in the WAL");
+  EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kUnverifiable);
+}
+
+TEST(KeptIncrements, NodesWhoseMetadataGiveOneCutTwoIndexesAreUnreadable) {
+  const wal::Uuid id{1, 2};
+  auto r = OneConsistentCut(id);
+  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3, std::nullopt, "3/a.smf"}}),
+                            Node("b", {{id, "snap", 4, std::nullopt, "4/b.smf"}})},
+                           {"a", "b"}, &r);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].node, "b");
+  EXPECT_EQ(r.problems[0].detail, "4/b.smf: increment 4 of 'snap', but 3/a.smf names its cut increment 3 of 'snap'");
+  EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kUnverifiable);
 }
 
 TEST(KeptIncrements, ACutEveryNodeKeepsTakesItsSnapshotAndIndex) {
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3}}), Node("b", {{id, "snap", 3}})}, {"a", "b"}, &r);
+  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3, std::nullopt, ""}}), Node("b", {{id, "snap", 3, std::nullopt, ""}})}, {"a", "b"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kConsistent);
   EXPECT_EQ(r.cuts[0].base, "snap");
   EXPECT_EQ(r.cuts[0].increment, 3u);
@@ -124,7 +206,7 @@ TEST(KeptIncrements, ACutEveryNodeKeepsTakesItsSnapshotAndIndex) {
 TEST(KeptIncrements, ACutOneNodeDoesNotKeepIsNotKept) {
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3}}), Node("b", {})}, {"a", "b"}, &r);
+  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3, std::nullopt, ""}}), Node("b", {})}, {"a", "b"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kIncomplete);
   EXPECT_FALSE(r.cuts[0].increment);
   ASSERT_EQ(r.cuts[0].violations.size(), 1u);
@@ -136,7 +218,7 @@ TEST(KeptIncrements, AnUnreadableFileMakesACutItMayNameUnverifiableAndIsAProblem
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
   r.problems.push_back({"c", cut::Kind::kReadErrors, "damage"});
-  cut::ApplyKeptIncrements({Node("b", {}, {"b.smf: cut short"}), Node("a", {{id, "snap", 3}})}, {"a", "b", "c"}, &r);
+  cut::ApplyKeptIncrements({Node("b", {}, {"b.smf: cut short"}), Node("a", {{id, "snap", 3, std::nullopt, ""}})}, {"a", "b", "c"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kUnverifiable);
   ASSERT_EQ(r.cuts[0].violations.size(), 1u);
   EXPECT_EQ(r.cuts[0].violations[0].kind, cut::Kind::kUnreadableMeta);
@@ -146,17 +228,17 @@ TEST(KeptIncrements, AnUnreadableFileMakesACutItMayNameUnverifiableAndIsAProblem
   EXPECT_EQ(r.problems[0].detail, "b.smf: cut short");
   // A cut the node's readable files name is not in doubt.
   auto named = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({Node("b", {{id, "snap", 3}}, {"b.smf: cut short"})}, {"b"}, &named);
+  cut::ApplyKeptIncrements({Node("b", {{id, "snap", 3, std::nullopt, ""}}, {"b.smf: cut short"})}, {"b"}, &named);
   EXPECT_EQ(named.cuts[0].status, cut::CutStatus::kConsistent);
 }
 
 TEST(KeptIncrements, ABaselineNodeOfTheSnapshotThatIsNotGivenIsAProblem) {
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
-  cut::NodeKept a = Node("server_0", {{id, "snap", 1}});
+  cut::NodeKept a = Node("server_0", {{id, "snap", 1, std::nullopt, ""}});
   a.consistent_id = "server-0";
   a.baseline = {"server-0", "server-1", "server-2"};
-  cut::NodeKept b = Node("server_1", {{id, "snap", 1}});  // its own id unknown: matched by its folder
+  cut::NodeKept b = Node("server_1", {{id, "snap", 1, std::nullopt, ""}});  // its own id unknown: matched by its folder
   cut::ApplyKeptIncrements({a, b}, {"server_0", "server_1"}, &r);
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_EQ(r.problems[0].node, "server-2");
