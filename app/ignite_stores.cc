@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 
 #include "libwal/file_io.h"
+#include "libwal/format.h"
+#include "libwal/ignite_increment_meta.h"
+#include "libwal/ignite_partition_file.h"
 
 namespace app {
 namespace fs = std::filesystem;
@@ -198,6 +201,74 @@ wal::Result<IgniteStores> ResolveIgniteStores(const std::vector<std::string>& pa
   std::sort(out.baseline.begin(), out.baseline.end());
   if (!snapshot.empty() && !out.snapshot.empty() && out.snapshot != snapshot) {
     return wal::Status::InvalidArgument(fmt::format("the snapshot given is '{}', not '{}'", out.snapshot, snapshot));
+  }
+  return out;
+}
+
+namespace {
+
+// The page stores of `in`: its own, then each full snapshot's, with the snapshot's name
+// (empty for its own).
+std::vector<std::pair<std::string, fs::path>> StoresOf(const WalInput& in) {
+  std::vector<std::pair<std::string, fs::path>> out;
+  std::error_code ec;
+  if (!in.ignite_work.empty()) {
+    const fs::path work(in.ignite_work);
+    out.emplace_back("", work / "db" / in.node);
+    std::vector<fs::path> snapshots;
+    for (const auto& s : fs::directory_iterator(work / "snapshots", ec)) {
+      if (s.is_directory(ec)) snapshots.push_back(s.path());
+    }
+    std::sort(snapshots.begin(), snapshots.end());
+    for (const auto& s : snapshots) out.emplace_back(wal::IgniteSnapshotNameOf(s.string(), in.node), s / "db" / in.node);
+  }
+  if (!in.ignite_snapshot.empty()) {
+    out.emplace_back(wal::IgniteSnapshotNameOf(in.ignite_snapshot, in.node), fs::path(in.ignite_snapshot) / "db" / in.node);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unordered_map<uint32_t, uint32_t> IgniteSharedGroupsOf(const WalInput& in) {
+  std::unordered_map<uint32_t, uint32_t> out;
+  std::error_code ec;
+  for (const auto& [name, store] : StoresOf(in)) {
+    if (!fs::is_directory(store, ec)) continue;
+    auto groups = wal::ListIgniteGroups(store.string());
+    if (!groups.ok()) continue;  // a store walcut cannot list names no group
+    for (const auto& g : *groups) {
+      if (!g.shared) continue;
+      for (const auto& c : g.caches) out[static_cast<uint32_t>(c.id)] = static_cast<uint32_t>(g.id);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<recovery::PartitionLwm>> IgniteSnapshotLwmsOf(const WalInput& in) {
+  std::map<std::string, std::vector<recovery::PartitionLwm>> out;
+  std::error_code ec;
+  for (const auto& [name, store] : StoresOf(in)) {
+    if (name.empty() || !fs::is_directory(store, ec)) continue;
+    auto groups = wal::ListIgniteGroups(store.string());
+    if (!groups.ok()) continue;
+    auto& lwms = out[name];
+    for (const auto& g : *groups) {
+      if (g.metastorage) continue;
+      for (const auto& [partition, path] : g.files) {
+        if (partition >= 65535) continue;  // index.bin
+        auto file = wal::IgnitePartitionFile::Open(path);
+        if (!file.ok() || file->pages() == 0) continue;
+        const std::string_view page = file->Page(0);
+        wal::ignite_page::PartitionMeta meta;
+        std::string why;
+        if (wal::ignite_page::ParsePageHeader(page).crc != wal::ignite_page::PageCrc(page) ||
+            !wal::ignite_page::ParsePartitionMeta(page, &meta, &why) || meta.update_counter > wal::kMaxCounter) {
+          continue;  // a damaged meta page tells nothing
+        }
+        lwms.push_back({static_cast<uint32_t>(g.id), partition, meta.update_counter});
+      }
+    }
   }
   return out;
 }

@@ -8,11 +8,16 @@
 // Several paths add up; a node found twice is refused.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
+#include "app/inputs.h"
 #include "libwal/ignite_snapshot.h"
+#include "recovery/gaps.h"
 #include "libwal/status.h"
 
 namespace app {
@@ -43,5 +48,17 @@ wal::Result<IgniteStores> ResolveIgniteStores(const std::vector<std::string>& pa
 // Whether `path` is Ignite input for data and verify (any of the kinds above, with or
 // without page files), so that walcut's own directories take the other way.
 bool IsIgniteStoreInput(const std::string& path);
+
+// What an Ignite node's page files tell the commands that read its WAL (`gaps`), given
+// the node as a WAL input (inputs.h): its page store (db/<folder>/ of its work
+// directory) and each full snapshot of it (snapshots/*/db/<folder>/ of its work
+// directory, or the snapshot directory given).
+//
+// The caches that share a cache group (cacheGroup-<name>), each cache's id to its
+// group's, by their configuration files: a partition's update counters are its group's.
+std::unordered_map<uint32_t, uint32_t> IgniteSharedGroupsOf(const WalInput& in);
+// Each full snapshot's LWM of every partition (the meta page of each part-N.bin whose
+// CRC is sound), by the snapshot's name.
+std::map<std::string, std::vector<recovery::PartitionLwm>> IgniteSnapshotLwmsOf(const WalInput& in);
 
 }  // namespace app

@@ -125,19 +125,6 @@ void ReadBaseline(const fs::path& snapshot, const std::string& folder, IgniteNod
   std::sort(out->baseline.begin(), out->baseline.end());
 }
 
-// The name of the full snapshot in `dir`: its metadata's (a copy of the directory may
-// have been renamed), or the directory's own name when the metadata cannot say.
-std::string SnapshotNameOf(const fs::path& dir, const std::string& folder) {
-  std::error_code ec;
-  const fs::path smf = dir / (folder + ".smf");
-  if (fs::exists(smf, ec)) {
-    if (auto bytes = ReadFileToString(smf.string(), kMaxSmfBytes); bytes.ok()) {
-      if (auto meta = ParseIgniteSnapshotMeta(*bytes); meta.ok()) return meta->snapshot;
-    }
-  }
-  return dir.filename().string();
-}
-
 void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeIncrements* out) {
   std::sort(files.begin(), files.end());
   for (const auto& smf : files) {
@@ -154,7 +141,7 @@ void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeI
     }
     const fs::path snapshot = fs::absolute(smf).lexically_normal().parent_path().parent_path().parent_path();
     const uint64_t index = std::stoull(smf.parent_path().filename().string());
-    if (meta->snapshot != SnapshotNameOf(snapshot, folder) || meta->index != index || meta->folder != folder) {
+    if (meta->snapshot != IgniteSnapshotNameOf(snapshot.string(), folder) || meta->index != index || meta->folder != folder) {
       out->unreadable.push_back(fmt::format("{}: names increment {} of snapshot '{}' on {}, not what its path says",
                                             path, meta->index, Printable(meta->snapshot), Printable(meta->folder)));
       continue;
@@ -186,6 +173,17 @@ void ReadIgniteSnapshotIncrements(const std::string& snapshot_dir, const std::st
   ReadBaseline(snapshot_dir, folder, out);
   ListSmf(snapshot_dir, folder, &files, &out->unreadable);
   ReadSmf(std::move(files), folder, out);
+}
+
+std::string IgniteSnapshotNameOf(const std::string& dir, const std::string& folder) {
+  std::error_code ec;
+  const fs::path smf = fs::path(dir) / (folder + ".smf");
+  if (fs::exists(smf, ec)) {
+    if (auto bytes = ReadFileToString(smf.string(), kMaxSmfBytes); bytes.ok()) {
+      if (auto meta = ParseIgniteSnapshotMeta(*bytes); meta.ok()) return meta->snapshot;
+    }
+  }
+  return fs::path(dir).filename().string();
 }
 
 }  // namespace wal

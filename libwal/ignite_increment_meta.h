@@ -53,6 +53,12 @@ struct IgniteNodeIncrements {
   std::string consistent_id;
   std::vector<std::string> baseline;
 };
+
+// The name of the full snapshot in `dir` (snapshots/<name> or a copy of it) of node
+// folder `folder`: its metadata's (<folder>.smf; a copy may have been renamed), or the
+// directory's own name when the metadata cannot say.
+std::string IgniteSnapshotNameOf(const std::string& dir, const std::string& folder);
+
 IgniteNodeIncrements ReadIgniteIncrements(const std::string& work_dir, const std::string& folder);
 // The same for one snapshot directory (snapshots/<name>, or a copy of it): its
 // increments/<16 digits>/<folder>.smf; read as `*out` says.

@@ -9,6 +9,7 @@
 
 #include "libwal/coding.h"
 #include "libwal/ignite_format.h"
+#include "libwal/ignite_page.h"
 #include "libwal/record_rules.h"
 
 namespace wal {
@@ -401,6 +402,78 @@ bool DataEntryCursor::NextIgnite(DataEntry* e) {
   --left_;
   p_ += d.position();
   return true;
+}
+
+namespace {
+
+// Ignite's ids of the records read here (WALRecord.RecordType).
+constexpr uint8_t kPageRecord = 1;
+constexpr uint8_t kMetaCountersV1 = 31;
+constexpr uint8_t kPartitionDestroy = 43;
+constexpr uint8_t kMetaCountersV2 = 58;
+constexpr uint8_t kMetaDeltaV3 = 67;
+
+// PageIdUtils: page index in bits 0-31, partition in 32-47, flag in 48-55; a partition's
+// meta page is index 0 of FLAG_DATA (1), of a partition below 65535 (the index one).
+bool PartitionMetaPage(uint64_t page_id, uint32_t* partition) {
+  const uint32_t index = static_cast<uint32_t>(page_id);
+  const uint32_t part = static_cast<uint32_t>(page_id >> 32) & 0xFFFF;
+  const uint32_t flag = static_cast<uint32_t>(page_id >> 48) & 0xFF;
+  if (index != 0 || flag != 1 || part >= 65535) return false;
+  *partition = part;
+  return true;
+}
+
+}  // namespace
+
+IgnitePartitionCounter ReadIgnitePartitionCounter(uint8_t type, std::string_view payload) {
+  IgnitePartitionCounter out;
+  Decoder d(payload);
+  uint32_t group = 0;
+  uint64_t page_id = 0;
+  switch (type) {
+    case kPartitionDestroy: {
+      uint32_t part = 0;
+      if (payload.size() != 8 || !d.GetFixed32(&group) || !d.GetFixed32(&part) || part >= 65535) {
+        return out;
+      }
+      out.kind = IgnitePartitionCounter::Kind::kDestroyed;
+      out.group = static_cast<int32_t>(group);
+      out.partition = part;
+      return out;
+    }
+    case kPageRecord: {
+      // group, page id, then the page as it was after its change (its CRC not kept).
+      if (payload.size() < 12 + ignite_page::kMinPageSize || !d.GetFixed32(&group) || !d.GetFixed64(&page_id) ||
+          !PartitionMetaPage(page_id, &out.partition)) {
+        return out;
+      }
+      ignite_page::PartitionMeta meta;
+      std::string why;
+      if (!ignite_page::ParsePartitionMeta(payload.substr(12), &meta, &why) || meta.update_counter > kMaxCounter) {
+        return out;
+      }
+      out.lwm = meta.update_counter;
+      break;
+    }
+    case kMetaCountersV1:
+    case kMetaCountersV2:
+    case kMetaDeltaV3: {
+      const size_t want = type == kMetaCountersV1 ? 45 : type == kMetaCountersV2 ? 53 : 61;
+      uint64_t counter = 0;
+      if (payload.size() != want || !d.GetFixed32(&group) || !d.GetFixed64(&page_id) || !d.GetFixed64(&counter) ||
+          !PartitionMetaPage(page_id, &out.partition) || counter > kMaxCounter) {
+        return out;
+      }
+      out.lwm = counter;
+      break;
+    }
+    default:
+      return out;
+  }
+  out.kind = IgnitePartitionCounter::Kind::kLwm;
+  out.group = static_cast<int32_t>(group);
+  return out;
 }
 
 }  // namespace wal

@@ -32,4 +32,21 @@ Status DecodeIgnitePayload(uint8_t type, std::string_view payload, AnyRecord* ou
 bool ViewIgniteTx(std::string_view payload, TxView* out);
 bool ViewIgniteData(std::string_view payload, DataView* out);
 
+// What a physical record of Ignite's WAL says of a group partition's update counter.
+struct IgnitePartitionCounter {
+  enum class Kind {
+    kNone,       // nothing (another type, another page, or not as Ignite writes it)
+    kLwm,        // the partition's LWM when its meta page was written at a checkpoint
+    kDestroyed,  // the partition was destroyed: its counters begin again
+  };
+  Kind kind = Kind::kNone;
+  int32_t group = 0;
+  uint32_t partition = 0;
+  uint64_t lwm = 0;
+};
+// Of a full page image (PAGE_RECORD) of a partition meta page, a partition meta delta
+// (PARTITION_META_PAGE_UPDATE_COUNTERS, its _V2, PARTITION_META_PAGE_DELTA_RECORD_V3)
+// or PARTITION_DESTROY; kNone for anything else.
+IgnitePartitionCounter ReadIgnitePartitionCounter(uint8_t type, std::string_view payload);
+
 }  // namespace wal

@@ -1,5 +1,7 @@
 #include "recovery/counter_tracker.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace recovery {
@@ -54,6 +56,17 @@ wal::Status CounterTracker::Update(uint64_t start, uint64_t delta) {
     ranges_.emplace(new_start, new_end);
   }
   return wal::Status::Ok();
+}
+
+void CounterTracker::AdvanceLwm(uint64_t lwm) {
+  if (lwm <= lwm_) return;
+  lwm_ = lwm;
+  if (hwm_ < lwm_) hwm_ = lwm_;
+  auto it = ranges_.begin();
+  while (it != ranges_.end() && it->first <= lwm_) {
+    lwm_ = std::max(lwm_, it->second);
+    it = ranges_.erase(it);
+  }
 }
 
 std::vector<Gap> CounterTracker::Gaps() const {

@@ -45,6 +45,10 @@ class CounterTracker {
   // open ranges would pass the bound.
   wal::Status Update(uint64_t start, uint64_t delta);
 
+  // Marks every counter up to `lwm` applied (a partition meta page's LWM): the ranges it
+  // reaches join the prefix.
+  void AdvanceLwm(uint64_t lwm);
+
   // Closes every gap below HWM (as a partition map exchange, or the end of a restore,
   // does): returns the gaps closed, in order; afterwards LWM == HWM.
   std::vector<Gap> Finalize();

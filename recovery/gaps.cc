@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
 #include "recovery/counter_tracker.h"
 #include "recovery/partition_file.h"
@@ -31,6 +32,10 @@ struct Reservation {
 struct Copy {
   CounterTracker tracker{1u << 20};
   std::vector<Reservation> reserved;  // still above LWM
+  uint64_t meta_lwm = 0;              // Ignite: the highest LWM a partition meta page showed
+  // The lowest counter start its records applied (or 0 once an LWM was read): below it,
+  // a WAL that lost its first segments knows nothing.
+  uint64_t first_start = UINT64_MAX;
 };
 
 // A transaction owning reservations on this node: one PREPARED record per role, each
@@ -56,7 +61,10 @@ GapFate FateOf(const Roles* roles) {
 // The node's counters, replayed record by record.
 class GapScan {
  public:
-  explicit GapScan(bool collect_committed) : collect_committed_(collect_committed) {}
+  explicit GapScan(const GapScanOptions& options) : options_(options) {
+    for (const auto& [name, lwms] : options_.snapshot_lwms) Seed(lwms, false);
+  }
+  void set_first_segment(uint64_t s) { first_segment_ = s; }
 
   void OnRecord(const wal::Record& r) {
     switch (static_cast<wal::RecordType>(r.type)) {
@@ -64,19 +72,27 @@ class GapScan {
         wal::DataEntryCursor entries(r.data);
         wal::DataEntry& e = entry_;
         while (entries.Next(&e)) {
-          if (e.counter > 0) (void)CopyOf(e.cache_id, e.partition).tracker.Update(e.counter - 1, 1);
+          if (e.counter == 0 || (options_.ignite && e.partition == UINT32_MAX)) continue;  // no counter, no partition
+          Applied(CopyOf(GroupOf(e.cache_id), e.partition), e.counter - 1, 1);
         }
         break;
       }
       case wal::RecordType::kRollback: {
-        const auto& rb = r.decoded.rollback;
-        (void)CopyOf(rb.cache_id, rb.partition).tracker.Update(rb.start, rb.range);
+        const auto& rb = r.decoded.rollback;  // Ignite: of the group
+        Applied(CopyOf(rb.cache_id, rb.partition), rb.start, rb.range);
         break;
       }
       case wal::RecordType::kTx:
         OnTx(r);
         break;
+      case wal::RecordType::kClusterSnapshot:
+        if (options_.ignite) {
+          const auto it = options_.snapshot_lwms.find(std::string(r.decoded.snapshot.name));
+          if (it != options_.snapshot_lwms.end()) Seed(it->second, true);
+        }
+        break;
       default:
+        if (options_.ignite) OnPhysical(r);
         break;
     }
     if (++since_prune_ == 65536) Prune();
@@ -95,9 +111,46 @@ class GapScan {
     return *last_;
   }
 
+  uint32_t GroupOf(uint32_t cache) const {
+    if (options_.group_of.empty()) return cache;
+    const auto it = options_.group_of.find(cache);
+    return it == options_.group_of.end() ? cache : it->second;
+  }
+
+  static void Applied(Copy& copy, uint64_t start, uint64_t delta) {
+    copy.first_start = std::min(copy.first_start, start);
+    (void)copy.tracker.Update(start, delta);
+  }
+
+  // A partition meta page's LWM (every counter up to it applied), or a partition destroyed.
+  void OnPhysical(const wal::Record& r) {
+    const wal::IgnitePartitionCounter c = wal::ReadIgnitePartitionCounter(r.type, r.payload);
+    if (c.kind == wal::IgnitePartitionCounter::Kind::kNone) return;
+    const auto group = static_cast<uint32_t>(c.group);
+    Copy& copy = CopyOf(group, c.partition);
+    if (c.kind == wal::IgnitePartitionCounter::Kind::kDestroyed) {
+      copy = Copy{};
+      last_ = nullptr;
+      return;
+    }
+    copy.meta_lwm = std::max(copy.meta_lwm, c.lwm);
+    copy.tracker.AdvanceLwm(c.lwm);
+  }
+
+  // A full snapshot's LWMs; `at_record`: at its CLUSTER_SNAPSHOT record, from which on
+  // the WAL shows every counter applied.
+  void Seed(const std::vector<PartitionLwm>& lwms, bool at_record) {
+    for (const auto& s : lwms) {
+      Copy& copy = CopyOf(s.group, s.partition);
+      copy.meta_lwm = std::max(copy.meta_lwm, s.lwm);
+      copy.tracker.AdvanceLwm(s.lwm);
+      if (at_record) copy.first_start = 0;
+    }
+  }
+
   void OnTx(const wal::Record& r) {
     const wal::TxView& t = r.tx;
-    if (t.state == wal::TxState::kCommitted && collect_committed_) committed_.push_back(t.xid);
+    if (t.state == wal::TxState::kCommitted && options_.collect_committed) committed_.push_back(t.xid);
     if (t.state == wal::TxState::kPrepared) {
       ++roles_[t.xid].open;
       // Only a PREPARED record carries counter ranges: it alone is decoded whole.
@@ -134,7 +187,8 @@ class GapScan {
 
   CopyGaps GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) const;
 
-  bool collect_committed_;
+  const GapScanOptions& options_;
+  uint64_t first_segment_ = 0;
   wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
   std::unordered_map<uint64_t, Copy> copies_;  // by PackedCopyKey
   uint64_t last_key_ = 0;
@@ -155,7 +209,17 @@ CopyGaps GapScan::GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) c
   cg.partition = partition;
   cg.lwm = copy.tracker.lwm();
   cg.hwm = copy.tracker.hwm();
+  cg.meta_lwm = copy.meta_lwm;
+  cg.group = options_.ignite && std::any_of(options_.group_of.begin(), options_.group_of.end(),
+                                            [&](const auto& kv) { return kv.second == cache; });
+  // A WAL that lost its first segments: what lies below the first counter its records
+  // show (when no meta page showed an LWM) is not known.
+  const uint64_t unread = first_segment_ > 0 && copy.first_start != UINT64_MAX ? copy.first_start : 0;
   for (const Gap& g : copy.tracker.Gaps()) {
+    if (g.last <= unread) {
+      cg.unread_below = unread;
+      continue;
+    }
     uint64_t at = g.first;
     while (at <= g.last) {
       CounterGap gap;
@@ -196,10 +260,15 @@ void GapScan::Finish(NodeGaps* out) {
 
 }  // namespace
 
-wal::Result<NodeGaps> ScanGaps(const std::string& node, const wal::WalLocation& wal_dir, bool collect_committed) {
+wal::Result<NodeGaps> ScanGaps(const std::string& node, const wal::WalLocation& wal_dir,
+                               const GapScanOptions& scan_options) {
   NodeGaps out;
   out.node = node;
   out.wal_dir = wal_dir;
+  if (scan_options.ignite) {
+    auto files = wal::ListSegments(wal_dir);
+    if (files.ok() && !files->empty()) out.first_segment = files->front().index;
+  }
   wal::ReaderOptions options;
   options.light = true;
   options.release_consumed = true;
@@ -208,7 +277,8 @@ wal::Result<NodeGaps> ScanGaps(const std::string& node, const wal::WalLocation& 
     if (i.kind == wal::IssueKind::kTornTail) out.torn_tail_text = i.ToString();
   });
   if (!reader.ok()) return reader.status();
-  GapScan scan(collect_committed);
+  GapScan scan(scan_options);
+  scan.set_first_segment(out.first_segment);
   const wal::Record* r = nullptr;
   while ((*reader)->Next(&r)) scan.OnRecord(*r);
   out.torn_tail = (*reader)->torn_tail();

@@ -372,8 +372,8 @@ wal::Result<RestorePlan> PlanIgniteRestore(const std::map<std::string, wal::WalL
     if (!files.ok()) return files.status();
     if (files->empty() || files->front().index != 0) {
       return wal::Status::NotFound(fmt::format(
-          "{}: its WAL begins at {} in \"{}\", not at segment 0: an Ignite increment is restored by replaying each "
-          "node's WAL from its first record (walcut does not read Ignite's page files), so the archive must keep "
+          "{}: its WAL begins at {} in \"{}\", not at segment 0: without the full snapshot's page files, an Ignite "
+          "increment is restored by replaying each node's WAL from its first record, so the archive must keep "
           "every segment",
           n.node, files->empty() ? std::string("no segment") : fmt::format("segment {}", files->front().index),
           np->wal.ToString()));

@@ -21,9 +21,9 @@ struct NodePlan {
   std::string node_dir;
   std::string base_dir;          // NODE/snapshots/<base>; empty for Ignite's WAL
   wal::WalLocation wal;          // where its WAL lies (NODE/wal; Ignite's archive and work folders)
-  // Apache Ignite's WAL: replayed from the node's first record onto empty copies (walcut
-  // does not read Ignite's page files), keys and values kept as Ignite's cache objects
-  // (their type byte, then their bytes).
+  // Apache Ignite's WAL: keys and values kept as Ignite's cache objects (their type byte,
+  // then their bytes); replayed from the node's first record onto empty copies unless
+  // `ignite_store` names the full snapshot's page files.
   bool ignite = false;
   // Apache Ignite's increment restored from its full snapshot (ignite_restore.h): the
   // node's part of the snapshot (its page files, db/<folder>/), the snapshot's name, the

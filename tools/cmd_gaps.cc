@@ -9,7 +9,9 @@ void RegisterGaps(CLI::App& app, CommandContext& ctx) {
   auto o = std::make_shared<GapsOptions>();
   auto common = std::make_shared<CommonFlags>();
   CLI::App* sub = app.add_subcommand("gaps", "Find partition update-counter gaps, and close them with RollbackRecords");
-  sub->add_option("DIR", o->dir, "A cluster directory or a node directory")->required();
+  sub->add_option("DIR", o->paths,
+                  "A cluster directory, node directories, or Apache Ignite work or snapshot directories (one per node)")
+      ->required();
   AddCommonFlags(sub, common.get());
   sub->add_flag("--close", o->close, "Append RollbackRecords for the gaps that may be closed, and print them");
   sub->add_flag("--dry-run", o->dry_run, "With --close: print the records that would be written, change nothing");

@@ -11,7 +11,9 @@ void RegisterTxs(CLI::App& app, CommandContext& ctx) {
   auto tx = std::make_shared<std::string>();
   auto state = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("txs", "The cluster-wide transaction table: each transaction on each participant");
-  sub->add_option("DIR", o->dir, "A cluster directory (or one node's directory)")->required();
+  sub->add_option("DIR", o->paths,
+                  "A cluster directory, node directories, or Apache Ignite work or snapshot directories (one per node)")
+      ->required();
   AddCommonFlags(sub, common.get());
   sub->add_option("--tx", *tx, "Only this transaction (T.N.O)");
   sub->add_option("--state", *state, "Only transactions in this state on some node (PREPARED, COMMITTED, ROLLED_BACK, UNKNOWN, missing)")

@@ -257,8 +257,13 @@ void CutsJson(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
     }
     j.Key("restorable");
     if (l.restorable) {
-      j.Bool((*l.restorable)[i].ok);
-      if (!(*l.restorable)[i].ok) j.Field("not_restorable", (*l.restorable)[i].why);
+      const Restorable& r = (*l.restorable)[i];
+      j.Bool(r.ok);
+      if (r.ok) {
+        j.Field("restore_from", r.kind);
+      } else {
+        j.Field("not_restorable", r.why);
+      }
     } else {
       j.Null();
     }
@@ -303,7 +308,7 @@ void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
                      w.commits, w.before_commits);
       if (l.restorable) {
         const Restorable& r = (*l.restorable)[i];
-        fmt::format_to(it, "; {}", r.ok ? std::string("restorable") : "not restorable: " + r.why);
+        fmt::format_to(it, "; {}", r.ok ? "restorable " + r.how : "not restorable: " + r.why);
       }
       fmt::format_to(it, "\n");
     }
@@ -345,7 +350,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
     if (resolved.ok() && inputs.nodes.size() == resolved->nodes.size()) {
       listing.windows = IncrementWindows(report, indexes, *tally, node_of);
     }
-    if (o.paths.size() == 1) listing.restorable = RestorableCuts(o.paths[0], inputs, indexes, report);
+    listing.restorable = RestorableCuts(o.paths.size() == 1 ? o.paths[0] : std::string(), inputs, indexes, report);
   } else {
     std::vector<cut::NodeIndex> indexes;
     std::optional<cut::ClusterInfo> cluster;

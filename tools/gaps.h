@@ -5,13 +5,14 @@
 #include <functional>
 
 #include <string>
+#include <vector>
 
 #include "tools/output.h"
 
 namespace tools {
 
 struct GapsOptions {
-  std::string dir;
+  std::vector<std::string> paths;  // a cluster directory, node directories, Ignite work or snapshot directories
   bool close = false;
   bool dry_run = false;
   bool finalize = false;

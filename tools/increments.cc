@@ -1,5 +1,6 @@
 #include "tools/increments.h"
 
+#include "app/restore_plan.h"
 #include "libcut/side.h"
 #include "recovery/restore.h"
 
@@ -9,11 +10,15 @@ std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, co
                                                       const std::vector<cut::NodeIndex>& indexes,
                                                       const cut::ClusterReport& report) {
   std::map<std::string, wal::WalLocation> ignite_wals;
+  std::map<std::string, app::WalInput> ignite_inputs;
   for (const auto& in : inputs.nodes) {
-    if (app::IsIgniteInput(in) && !in.wal_dir.empty()) ignite_wals[in.node] = in.wal_dir;
+    if (app::IsIgniteInput(in) && !in.wal_dir.empty()) {
+      ignite_wals[in.node] = in.wal_dir;
+      ignite_inputs[in.node] = in;
+    }
   }
   const bool ignite = !ignite_wals.empty();
-  if (ignite ? ignite_wals.size() != inputs.nodes.size() : !inputs.cluster) return std::nullopt;
+  if (ignite ? ignite_wals.size() != inputs.nodes.size() : (!inputs.cluster || dir.empty())) return std::nullopt;
   std::vector<Restorable> out(report.cuts.size());
   for (size_t i = 0; i < report.cuts.size(); ++i) {
     const auto& c = report.cuts[i];
@@ -21,13 +26,15 @@ std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, co
       out[i].why = cut::CutStatusName(c.status);
       continue;
     }
-    auto plan = ignite ? recovery::PlanIgniteRestore(ignite_wals, indexes, report, i, {})
+    auto plan = ignite ? app::PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, i, {})
                        : recovery::PlanRestore(dir, indexes, report, i, {});
     if (!plan.ok()) {
       out[i].why = plan.status().message();
       continue;
     }
     out[i].ok = true;
+    out[i].how = app::RestorePath(*plan);
+    out[i].kind = app::RestorePathKind(*plan);
     for (const auto& np : plan->nodes) out[i].from.emplace_back(np.node, np.from.segment);
   }
   return out;

@@ -24,11 +24,14 @@ namespace tools {
 struct Restorable {
   bool ok = false;
   std::string why;                                     // when not
+  std::string how;                                     // when so: app::RestorePath
+  std::string kind;                                    // and app::RestorePathKind
   std::vector<std::pair<std::string, uint64_t>> from;  // per node: the segment its replay begins at
 };
 
 // Of every cut of `report`; nullopt when `inputs` are not one cluster directory (`dir`)
-// or Apache Ignite's WAL, whose cuts restore does not take.
+// or Apache Ignite's nodes (work directories or snapshot copies, every node given), whose
+// cuts restore does not take.
 std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const app::WalInputs& inputs,
                                                       const std::vector<cut::NodeIndex>& indexes,
                                                       const cut::ClusterReport& report);

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include "app/inputs.h"
+#include "app/restore_plan.h"
 
 #include <algorithm>
 #include <atomic>
@@ -151,26 +152,6 @@ std::optional<std::pair<std::string, uint32_t>> IgniteIncrementOf(const RestoreO
   if (o.cut) return app::IncrementOfCut(nodes, *o.cut);
   if (o.latest) return app::LatestIncrement(nodes, o.snapshot);
   return std::nullopt;
-}
-
-// An Ignite increment is restored as Ignite restores it, from its full snapshot's page
-// files and the increments' WAL; where a node's snapshot holds no page files, from each
-// node's WAL replayed from its first record.
-wal::Result<recovery::RestorePlan> PlanIgnite(const std::map<std::string, app::WalInput>& inputs,
-                                              const std::map<std::string, wal::WalLocation>& wals,
-                                              const std::vector<cut::NodeIndex>& indexes,
-                                              const cut::ClusterReport& report, size_t chosen,
-                                              const std::vector<std::string>& only_nodes) {
-  auto snapshot_dir = [&](const std::string& node, const std::string& snapshot) {
-    const app::WalInput& in = inputs.at(node);
-    return in.ignite_snapshot.empty() ? in.ignite_work + "/snapshots/" + snapshot : in.ignite_snapshot;
-  };
-  auto plan = recovery::PlanIgniteSnapshotRestore(snapshot_dir, wals, indexes, report, chosen, only_nodes);
-  if (plan.ok() || plan.status().code() != wal::StatusCode::kNotFound) return plan;
-  auto from_wal = recovery::PlanIgniteRestore(wals, indexes, report, chosen, only_nodes);
-  if (from_wal.ok()) return from_wal;
-  return wal::Status(from_wal.status().code(),
-                     fmt::format("{}; and {}", plan.status().message(), from_wal.status().message()));
 }
 
 void PlanJson(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
@@ -381,7 +362,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     return kExitUnreadable;
   }
   auto plan = ignite_wals.empty() ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
-                                  : PlanIgnite(ignite_inputs, ignite_wals, indexes, report, chosen, o.nodes);
+                                  : app::PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;

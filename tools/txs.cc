@@ -19,7 +19,7 @@ namespace {
 // transactions are collected from the records the check's reading sees, and the cuts
 // keep their sets for the sides. In the order the nodes were given; false (with *code)
 // when the inputs cannot be resolved.
-bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Output& output, app::WalInputs* inputs,
+bool ReadAll(const std::vector<std::string>& paths, const std::optional<wal::TxId>& only, Output& output, app::WalInputs* inputs,
              std::vector<cut::NodeTxs>* nodes, cut::ClusterReport* report, int* code) {
   std::vector<std::unique_ptr<cut::TxCensus>> census;
   WalCheck how;
@@ -30,7 +30,7 @@ bool ReadAll(const std::string& dir, const std::optional<wal::TxId>& only, Outpu
     return [c = census[i].get()](const wal::Record& r) { c->OnRecord(r); };
   };
   cut::StreamedCluster streamed;
-  if (!CheckFromWal({dir}, how, output, &streamed, code, inputs)) return false;
+  if (!CheckFromWal(paths, how, output, &streamed, code, inputs)) return false;
   *report = std::move(streamed.report);
   const size_t n = inputs->nodes.size();
   census.resize(n);
@@ -198,7 +198,7 @@ int RunTxs(const TxsOptions& o, Output& output) {
   int code = kExitOk;
   cut::ClusterReport report;
   std::vector<cut::NodeTxs> nodes;
-  if (!ReadAll(o.dir, only, output, &inputs, &nodes, &report, &code)) return code;
+  if (!ReadAll(o.paths, only, output, &inputs, &nodes, &report, &code)) return code;
   std::vector<cut::NodeIndex> indexes;
   for (auto& n : nodes) indexes.push_back(std::move(n.index));
   PrintNodeProblems(report, output);
@@ -209,7 +209,9 @@ int RunTxs(const TxsOptions& o, Output& output) {
   output.out->Write(printer.Tail(shown));
   if (!report.problems.empty()) return kExitProblems;
   if (only && rows == 0) {
-    output.Error("no record of transaction {} in \"{}\"", only->ToString(), o.dir);
+    std::string where;
+    for (const auto& p : o.paths) where += fmt::format("{}\"{}\"", where.empty() ? "" : ", ", p);
+    output.Error("no record of transaction {} in {}", only->ToString(), where);
     return kExitProblems;
   }
   return kExitOk;

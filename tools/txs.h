@@ -3,13 +3,14 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tools/output.h"
 
 namespace tools {
 
 struct TxsOptions {
-  std::string dir;
+  std::vector<std::string> paths;  // a cluster directory, node directories, Ignite work or snapshot directories
   std::optional<std::string> tx;     // one transaction (T.N.O)
   std::optional<std::string> state;  // PREPARED, COMMITTED, ROLLED_BACK, UNKNOWN, missing
   bool in_doubt = false;

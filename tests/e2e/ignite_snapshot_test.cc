@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -110,6 +111,39 @@ TEST(IgniteSnapshotCli, RestoreOfATruncatedArchiveComesFromTheSnapshotAndSaysSo)
   EXPECT_NE(r.err.find("not at segment 0"), std::string::npos) << r.err;
 }
 
+// cuts' "restorable" is restore's own plan: the path it takes, or why it would refuse.
+TEST(IgniteSnapshotCli, CutsSaysWhatRestoreWillDoAndFromWhere) {
+  const std::string nodes = kFixtures + "/truncated/nodes";
+  auto l = RunCli({"cuts", nodes});
+  ASSERT_EQ(l.code, 0) << l.err;
+  size_t restorable = 0;
+  for (size_t at = 0; (at = l.out.find("; restorable from Ignite's full snapshot 'snap' and the increments' WAL\n", at)) !=
+                      std::string::npos;
+       ++at) {
+    ++restorable;
+  }
+  EXPECT_EQ(restorable, 4u) << l.out;
+  // From the snapshot copied off the cluster alone (one directory per node), the same.
+  auto s = RunCli({"cuts", "--json", nodes + "/server-0/work/snapshots/snap", nodes + "/server-1/work/snapshots/snap",
+                   nodes + "/server-2/work/snapshots/snap"});
+  ASSERT_EQ(s.code, 0) << s.err;
+  size_t from_snapshot = 0;
+  for (size_t at = 0; (at = s.out.find("\"restorable\":true,\"restore_from\":\"ignite-snapshot\"", at)) != std::string::npos;
+       ++at) {
+    ++from_snapshot;
+  }
+  EXPECT_EQ(from_snapshot, 4u) << s.out;
+  // Without the page files, and the archive's first segment gone: not restorable, saying both.
+  TempDir tmp;
+  const std::string copy = CopyNodes("truncated", tmp);
+  for (const char* n : {"server-0", "server-1", "server-2"}) fs::remove_all(Store(copy, n));
+  auto n = RunCli({"cuts", copy});
+  EXPECT_EQ(n.out.find("; restorable"), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("; not restorable: "), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("holds no page files of it"), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("not at segment 0"), std::string::npos) << n.out;
+}
+
 TEST(IgniteSnapshotCli, DataFiltersByCacheNameAndPrintsSignedIds) {
   auto d = RunCli({"data", "--summary", "--snapshot", "snap", "--cache", "events", "--node", "server_0",
                    kFixtures + "/full/nodes"});
@@ -136,6 +170,25 @@ TEST(IgniteSnapshotCli, AnIncrementIsCheckedFromItsFullSnapshotOnNotFromTheWhole
   // snap's increment 1 needs segment 2: damage it is.
   auto before = RunCli({"check", nodes, "--snapshot", "snap", "--increment", "1"});
   EXPECT_EQ(before.code, 1);
+}
+
+// txs and gaps take a snapshot copied off the cluster as check does: one directory per node.
+TEST(IgniteSnapshotCli, TxsAndGapsTakeTheSnapshotDirectoriesOfEveryNode) {
+  const std::string nodes = kFixtures + "/truncated/nodes";
+  const std::vector<std::string> snaps{nodes + "/server-0/work/snapshots/snap", nodes + "/server-1/work/snapshots/snap",
+                                       nodes + "/server-2/work/snapshots/snap"};
+  std::vector<std::string> txs{"txs", "--json"};
+  txs.insert(txs.end(), snaps.begin(), snaps.end());
+  auto t = RunCli(txs);
+  EXPECT_EQ(t.code, 0) << t.err;
+  for (const char* n : {"\"server_0\"", "\"server_1\"", "\"server_2\""}) {
+    EXPECT_NE(t.out.find(n), std::string::npos) << n;  // every node's increments read
+  }
+  std::vector<std::string> gaps{"gaps"};
+  gaps.insert(gaps.end(), snaps.begin(), snaps.end());
+  auto g = RunCli(gaps);
+  EXPECT_EQ(g.code, 0) << g.err;
+  EXPECT_NE(g.out.find("partition copies on 3 node(s): 0 with gaps, 0 open gap(s)"), std::string::npos) << g.out;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // libFuzzer target: arbitrary bytes as one or two Apache Ignite segments (Ignite's
 // header magic first, so the reader takes Ignite's framing) read through WalReader, in
 // full and in light mode; the same bytes as a TX and a DATA payload through Ignite's
-// decoder, whose light views must accept exactly what it accepts; and as a cache object
+// decoder, whose light views must accept exactly what it accepts, and as the physical
+// records of a partition's meta page (its update counter); and as a cache object
 // of every type through its text, and as Ignite binary metadata (a .bin file) that then
 // names the bytes read as a binary object. Any crash, out-of-range read, leak, hang or huge
 // allocation is a bug. Seeds: real segments and .wal.zip entries (./bootstrap test).
@@ -68,6 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (wal::ViewIgniteTx(payload, &tx) != wal::DecodeIgnitePayload(0, payload, &decoded).ok()) __builtin_trap();
   if (wal::ViewIgniteData(payload, &view) != wal::DecodeIgnitePayload(70, payload, &decoded).ok()) __builtin_trap();
   for (uint8_t type : {3, 57, 75, 76, 77}) sum += wal::DecodeIgnitePayload(type, payload, &decoded).ok();
+  // And as each physical record whose partition counter `gaps` reads.
+  for (uint8_t type : {1, 31, 43, 58, 67}) sum += wal::ReadIgnitePartitionCounter(type, payload).lwm;
   for (int8_t type : {1, 2, 100, 101, -3}) sum += wal::CacheObjectText(type, payload).size();
   // The bytes as binary metadata (a .bin file) and, when they read as such, the bytes as
   // a binary object named by it.

@@ -216,11 +216,18 @@ def check_fixture(walcut, fixture, jsonl_name="ignite-records.jsonl"):
     return total
 
 
-def rewrite_counter(segment_path, jsonl):
-    """Adds 1 to the counter of the first DATA_RECORD_V2 entry of a raw segment, CRC recomputed."""
+def rewrite_counter(segment_path, jsonl, delta=1, last=False):
+    """Adds `delta` to the counter of the first entry of the first (or `last`) DATA_RECORD_V2 of
+    a raw segment, CRC recomputed; returns that record as Ignite read it."""
     rel = os.path.relpath(segment_path, os.path.join(os.path.dirname(jsonl), "work"))
     with open(jsonl) as f:
-        rec = next(json.loads(l) for l in f if f'"file":"{rel}"' in l and '"DATA_RECORD_V2"' in l)
+        records = (json.loads(l) for l in f if f'"file":"{rel}"' in l and '"DATA_RECORD_V2"' in l)
+        if last:
+            rec = None
+            for rec in records:
+                pass
+        else:
+            rec = next(records)
     data = bytearray(open(segment_path, "rb").read())
     pos, length = rec["offset"], rec["length"]
     key_len = struct.unpack_from("<i", data, pos + 17 + 12 + 4)[0]
@@ -232,10 +239,11 @@ def rewrite_counter(segment_path, jsonl):
         p += 1 + (0 if proto == 0 else 16 if proto == 1 else 32)
     p += 4  # partition
     counter = struct.unpack_from("<q", data, p)[0]
-    struct.pack_into("<q", data, p, counter + 1)
+    struct.pack_into("<q", data, p, counter + delta)
     crc = zlib.crc32(bytes(data[pos:pos + length - 4])) ^ 0xFFFFFFFF
     struct.pack_into("<I", data, pos + length - 4, crc)
     open(segment_path, "wb").write(bytes(data))
+    return rec
 
 
 def self_test(walcut, fixture):

@@ -69,3 +69,24 @@ TEST(CounterTracker, BoundOnOpenRangesIsAClearError) {
 
 }  // namespace
 }  // namespace recovery
+
+namespace {
+
+TEST(CounterTracker, AnLwmFromAMetaPageAppliesEverythingBelowItAndJoinsTheRangesItReaches) {
+  recovery::CounterTracker t;
+  ASSERT_TRUE(t.Update(4, 2).ok());   // (4, 6]
+  ASSERT_TRUE(t.Update(9, 1).ok());   // (9, 10]
+  EXPECT_EQ(t.Gaps(), (std::vector<recovery::Gap>{{1, 4}, {7, 9}}));
+  t.AdvanceLwm(5);                    // 1..5 applied: reaches (4, 6]
+  EXPECT_EQ(t.lwm(), 6u);
+  EXPECT_EQ(t.Gaps(), (std::vector<recovery::Gap>{{7, 9}}));
+  t.AdvanceLwm(3);                    // below the LWM: nothing
+  EXPECT_EQ(t.lwm(), 6u);
+  t.AdvanceLwm(12);                   // past the HWM: raises it
+  EXPECT_EQ(t.lwm(), 12u);
+  EXPECT_EQ(t.hwm(), 12u);
+  EXPECT_TRUE(t.Gaps().empty());
+  EXPECT_EQ(t.Update(11, 1).code(), wal::StatusCode::kAlreadyExists);
+}
+
+}  // namespace
