@@ -230,17 +230,31 @@ std::vector<std::pair<std::string, fs::path>> StoresOf(const WalInput& in) {
 
 }  // namespace
 
-std::unordered_map<uint32_t, uint32_t> IgniteSharedGroupsOf(const WalInput& in) {
-  std::unordered_map<uint32_t, uint32_t> out;
+std::map<uint32_t, IgniteCacheFacts> IgniteCachesOf(const WalInput& in) {
+  std::map<uint32_t, IgniteCacheFacts> out;
   std::error_code ec;
   for (const auto& [name, store] : StoresOf(in)) {
     if (!fs::is_directory(store, ec)) continue;
     auto groups = wal::ListIgniteGroups(store.string());
-    if (!groups.ok()) continue;  // a store walcut cannot list names no group
+    if (!groups.ok()) continue;  // a store walcut cannot list names no cache
     for (const auto& g : *groups) {
-      if (!g.shared) continue;
-      for (const auto& c : g.caches) out[static_cast<uint32_t>(c.id)] = static_cast<uint32_t>(g.id);
+      if (g.metastorage) continue;
+      for (const auto& c : g.caches) {
+        IgniteCacheFacts& f = out[static_cast<uint32_t>(c.id)];
+        f.name = c.name;
+        f.group = static_cast<uint32_t>(g.id);
+        f.shared = g.shared;
+        if (c.config) f.atomic = c.config->Atomic();
+      }
     }
+  }
+  return out;
+}
+
+std::unordered_map<uint32_t, uint32_t> IgniteSharedGroupsOf(const WalInput& in) {
+  std::unordered_map<uint32_t, uint32_t> out;
+  for (const auto& [id, f] : IgniteCachesOf(in)) {
+    if (f.shared) out[id] = f.group;
   }
   return out;
 }

@@ -54,8 +54,16 @@ bool IsIgniteStoreInput(const std::string& path);
 // directory) and each full snapshot of it (snapshots/*/db/<folder>/ of its work
 // directory, or the snapshot directory given).
 //
+// What the configuration files (cache_data.dat) say of each cache, by id.
+struct IgniteCacheFacts {
+  std::string name;
+  uint32_t group = 0;   // its group's id (its own when it is its own group)
+  bool shared = false;  // in a cacheGroup-<name> of several caches
+  bool atomic = false;  // atomicityMode ATOMIC
+};
+std::map<uint32_t, IgniteCacheFacts> IgniteCachesOf(const WalInput& in);
 // The caches that share a cache group (cacheGroup-<name>), each cache's id to its
-// group's, by their configuration files: a partition's update counters are its group's.
+// group's: a partition's update counters are its group's.
 std::unordered_map<uint32_t, uint32_t> IgniteSharedGroupsOf(const WalInput& in);
 // Each full snapshot's LWM of every partition (the meta page of each part-N.bin whose
 // CRC is sound), by the snapshot's name.

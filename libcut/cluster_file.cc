@@ -104,6 +104,7 @@ uint32_t ParseCaches(const JsonObject& top, ClusterInfo* info) {
     c.backups = static_cast<uint32_t>(o.Uint("backups", kMaxNodes));
     if (!cache_ids.insert(c.id).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), c.id));
     if (o.Has("assignment")) c.assignment = ParsePlacement(*info, o, c.partitions, "the cache has", nullptr);
+    if (o.Has("atomic")) c.atomic = o.Bool("atomic");
     widest = std::max(widest, c.partitions);
     info->caches.push_back(std::move(c));
   }
@@ -226,6 +227,7 @@ std::string EncodeClusterFile(const ClusterInfo& info) {
     cache["name"] = c.name;
     cache["partitions"] = c.partitions;
     cache["backups"] = c.backups;
+    if (c.atomic) cache["atomic"] = true;
     if (!c.assignment.empty()) cache["assignment"] = c.assignment;
     caches.push_back(cache);
   }

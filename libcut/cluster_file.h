@@ -29,6 +29,9 @@ struct CacheInfo {
   std::string name;
   uint32_t partitions = 0;
   uint32_t backups = 0;
+  // Apache Ignite's ATOMIC cache (a restore's): its copies may differ after a restore,
+  // as Ignite's own restore leaves them (no consistency across a cut).
+  bool atomic = false;
   // A placement of its own, overriding the topology versions' (a restore of Apache
   // Ignite's WAL, where each cache has its own affinity): assignment[p] the servers
   // holding partition p of this cache. Empty: the versions' assignment.

@@ -158,6 +158,16 @@ wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const
   WAL_RETURN_IF_ERROR(wal::SyncDirectory(stage));
   auto report = VerifyStaged(stage);
   if (!report.ok()) return report.status();
+  for (const auto& c : report->atomic_differences) {
+    const auto named = job.cache_names.find(c.cache);
+    std::string nodes;
+    for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+    out->warnings.push_back(fmt::format(
+        "ATOMIC cache {} ({}) partition {} [{}]: the copies differ ({}), as Ignite's own restore leaves them: an "
+        "ATOMIC cache has no consistency across a cut",
+        named != job.cache_names.end() ? named->second : "?", static_cast<int32_t>(c.cache), c.partition, nodes,
+        c.detail));
+  }
   if (report->conflicts.empty()) return wal::Status::Ok();
   std::vector<std::string> lines;
   for (const auto& c : report->conflicts) lines.push_back(ConflictLine(c));
@@ -198,7 +208,7 @@ bool IsDisagreement(const wal::Status& s) {
   return s.code() == wal::StatusCode::kCorruption && s.message().rfind(kDisagreement, 0) == 0;
 }
 
-cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManifest& manifest) {
+cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManifest& manifest, const RestoreJob& job) {
   cut::ClusterInfo info;
   cut::TopologyInfo version;
   std::map<uint32_t, std::map<uint32_t, std::vector<std::string>>> holders;  // cache -> partition -> nodes
@@ -222,7 +232,9 @@ cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManif
   for (const auto& [id, parts] : holders) {
     cut::CacheInfo c;
     c.id = id;
-    c.name = fmt::format("cache-{}", id);
+    const auto named = job.cache_names.find(id);
+    c.name = named != job.cache_names.end() ? named->second : fmt::format("cache-{}", id);
+    c.atomic = job.atomic_caches.count(id) != 0;
     c.partitions = parts.rbegin()->first + 1;
     c.assignment.resize(c.partitions);
     size_t most = 1;
@@ -234,7 +246,7 @@ cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManif
     widest = std::max(widest, c.partitions);
     info.caches.push_back(std::move(c));
   }
-  if (info.caches.empty()) info.caches.push_back({0, "none", 1, 0, {}});  // nothing was written
+  if (info.caches.empty()) info.caches.push_back({0, "none", 1, 0, false, {}});  // nothing was written
   version.assignment.resize(widest);
   for (const auto& c : info.caches) {
     for (uint32_t p = 0; p < c.assignment.size(); ++p) {
@@ -262,7 +274,7 @@ wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::Clu
   RestoreOutcome out;
   wal::Status s = RestoreNodes(plan, job, staged->dir(), &out);
   if (s.ok()) {
-    s = Seal(plan, cluster != nullptr ? *cluster : DeriveIgniteCluster(plan, out.manifest), job, staged->dir(), &out);
+    s = Seal(plan, cluster != nullptr ? *cluster : DeriveIgniteCluster(plan, out.manifest, job), job, staged->dir(), &out);
   }
   if (s.ok() && Cancelled(job)) s = wal::Status::Cancelled("restore interrupted");
   if (s.ok()) s = staged->Publish();

@@ -9,6 +9,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,11 @@ struct RestoreJob {
   // Of Apache Ignite's WAL: the folders of its binary metadata (db/binary_meta/<node>),
   // whose .bin files are copied to OUT/binary_meta, so the restored objects can be named.
   std::vector<std::string> binary_meta_dirs;
+  // Of Apache Ignite: each cache's name, and the ATOMIC caches (their configuration
+  // files'), written into the output's cluster.json; the copies of an ATOMIC cache may
+  // differ after the restore as after Ignite's own: a warning each, not a refusal.
+  std::map<uint32_t, std::string> cache_names;
+  std::set<uint32_t> atomic_caches;
   ProgressFn progress;
   const std::atomic<bool>* cancel = nullptr;  // set: stop, remove the output, kCancelled
 };
@@ -36,7 +44,8 @@ struct RestoreOutcome {
   RestoreManifest manifest;
   std::vector<size_t> partitions;         // per node of the manifest: partition files written
   std::vector<Conflict> conflicts;        // what verify found (only with force)
-  std::vector<std::string> warnings;      // binary metadata files that could not be copied
+  std::vector<std::string> warnings;      // binary metadata files that could not be copied;
+                                          // the copies of ATOMIC caches that differ
 };
 
 // kAlreadyExists for an OUT that exists and is neither an empty directory nor an
@@ -51,9 +60,10 @@ wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::Clu
 
 // The cluster.json of a restore of Ignite's WAL: its servers the nodes restored (in the
 // plan's order, their ids derived from their names: Ignite's segment headers name no
-// node), its caches those written, each with a placement of its own: for each partition,
-// the nodes that restored a copy of it. One topology version, 0.
-cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManifest& manifest);
+// node), its caches those written (named, and marked ATOMIC, as `job` says), each with a
+// placement of its own: for each partition, the nodes that restored a copy of it. One
+// topology version, 0.
+cut::ClusterInfo DeriveIgniteCluster(const RestorePlan& plan, const RestoreManifest& manifest, const RestoreJob& job);
 
 // Whether WriteRestore refused its output because the copies disagree (what
 // RestoreJob::force would keep), rather than for damage or an error.

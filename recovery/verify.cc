@@ -225,9 +225,23 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
                                                : fmt::format("{} of {} copies present", list.size(), holders.size())});
     }
   }
+  std::set<uint32_t> atomic;
+  for (const auto& c : cluster->caches) {
+    if (c.atomic) atomic.insert(c.id);
+  }
   for (const auto& [key, list] : copies) {
     if (!list.empty()) ++report.partitions;
-    CompareCopies(key.first, key.second, list, &report.conflicts);
+    if (atomic.count(key.first) == 0) {
+      CompareCopies(key.first, key.second, list, &report.conflicts);
+      continue;
+    }
+    std::vector<Conflict> found;
+    CompareCopies(key.first, key.second, list, &found);
+    for (auto& c : found) {
+      // An open gap is damage in any cache; copies that differ are what ATOMIC allows.
+      auto& to = c.nodes.size() > 1 ? report.atomic_differences : report.conflicts;
+      to.push_back(std::move(c));
+    }
   }
   return report;
 }

@@ -44,6 +44,9 @@ struct VerifyReport {
   bool restored = false;  // restore.json was found and checked
   bool ignite = false;    // a restore of Apache Ignite's (its cache ids are Java ints)
   std::vector<Conflict> conflicts;
+  // Copies of an Ignite ATOMIC cache that differ in counter or content: not conflicts,
+  // as Ignite's own restore leaves them so (no consistency across a cut for ATOMIC).
+  std::vector<Conflict> atomic_differences;
 };
 
 // `dir`: a cluster or restored directory (cluster.json and NODE/data/). Every copy the

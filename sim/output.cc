@@ -188,7 +188,7 @@ Status Cluster::WriteClusterJson() {
     if (n.left_topver != 0) cn.left_version = n.left_topver;
     info.nodes.push_back(std::move(cn));
   }
-  info.caches.push_back({kCacheId, "accounts", c_.partitions, c_.backups, {}});
+  info.caches.push_back({kCacheId, "accounts", c_.partitions, c_.backups, false, {}});
   info.accounts = c_.accounts;
   info.initial_balance = c_.balance;
   for (const auto& tv : topologies_) {

@@ -2,6 +2,7 @@
 
 #include <fmt/ranges.h>
 
+#include "app/ignite_stores.h"
 #include "app/inputs.h"
 #include "app/restore_plan.h"
 
@@ -245,8 +246,13 @@ void OutcomeText(const recovery::RestorePlan& plan, const recovery::RestoreOutco
 
 // Writes the restore of `plan` and reports it.
 int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, const cut::ClusterInfo* cluster,
-                   const std::vector<std::string>& binary_meta_dirs, Output& output) {
+                   const std::vector<std::string>& binary_meta_dirs,
+                   const std::map<uint32_t, app::IgniteCacheFacts>& ignite_caches, Output& output) {
   recovery::RestoreJob job;
+  for (const auto& [id, f] : ignite_caches) {
+    job.cache_names[id] = f.name;
+    if (f.atomic) job.atomic_caches.insert(id);
+  }
   job.out = o.out;
   job.jobs = o.jobs;
   job.force = o.force;
@@ -289,6 +295,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
   std::map<std::string, wal::WalLocation> ignite_wals;
   std::map<std::string, app::WalInput> ignite_inputs;
   std::vector<std::string> binary_meta_dirs;
+  std::map<uint32_t, app::IgniteCacheFacts> ignite_caches;
   std::vector<std::string> dirs{o.dir};
   dirs.insert(dirs.end(), o.more_dirs.begin(), o.more_dirs.end());
   if (auto resolved = app::ResolveWalInputs(dirs, true); resolved.ok()) {
@@ -308,6 +315,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
       ignite_wals[in.node] = in.wal_dir;
       ignite_inputs[in.node] = in;
       for (auto& d : app::BinaryMetaDirsOf(in)) binary_meta_dirs.push_back(std::move(d));
+      for (auto& [id, f] : app::IgniteCachesOf(in)) ignite_caches.emplace(id, std::move(f));
     }
     if (!ignite_wals.empty() && ignite_wals.size() != resolved->nodes.size()) {
       output.Error("restore: \"{}\" mixes Apache Ignite's WAL with walcut's", o.dir);
@@ -371,7 +379,7 @@ int RunRestore(const RestoreOptions& o, Output& output) {
     n.only_caches = o.caches;
     n.only_partitions = o.partitions;
   }
-  if (!o.dry_run) return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, output);
+  if (!o.dry_run) return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, ignite_caches, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
     output.Error("refusing to restore: {}", s.message());
     return s.code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;

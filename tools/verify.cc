@@ -20,11 +20,9 @@ std::string NodeList(const std::vector<std::string>& nodes) {
   return out;
 }
 
-void VerifyJson(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
-  JsonWriter j(b);
-  j.BeginObject().Field("schema", 1).Field("ok", r.conflicts.empty()).Field("restored", r.restored);
-  j.Field("partitions", r.partitions).Field("files", r.files).Key("conflicts").BeginArray();
-  for (const auto& c : r.conflicts) {
+void ConflictsJson(const recovery::VerifyReport& r, const std::vector<recovery::Conflict>& list, JsonWriter& j) {
+  j.BeginArray();
+  for (const auto& c : list) {
     j.BeginObject().Field("kind", recovery::ConflictKindName(c.kind));
     if (r.ignite) {
       j.Field("cache", static_cast<int32_t>(c.cache));
@@ -35,7 +33,19 @@ void VerifyJson(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
     for (const auto& n : c.nodes) j.String(n);
     j.EndArray().Field("detail", c.detail).EndObject();
   }
-  j.EndArray().EndObject();
+  j.EndArray();
+}
+
+void VerifyJson(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
+  JsonWriter j(b);
+  j.BeginObject().Field("schema", 1).Field("ok", r.conflicts.empty()).Field("restored", r.restored);
+  j.Field("partitions", r.partitions).Field("files", r.files).Key("conflicts");
+  ConflictsJson(r, r.conflicts, j);
+  if (!r.atomic_differences.empty()) {
+    j.Key("atomic_differences");
+    ConflictsJson(r, r.atomic_differences, j);
+  }
+  j.EndObject();
   b->push_back('\n');
 }
 
@@ -46,9 +56,18 @@ void VerifyText(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
                    r.ignite ? std::to_string(static_cast<int32_t>(c.cache)) : std::to_string(c.cache), c.partition,
                    NodeList(c.nodes), c.detail);
   }
+  for (const auto& c : r.atomic_differences) {
+    fmt::format_to(it, "differs (ATOMIC) {} cache {} partition {} [{}]: {}\n", recovery::ConflictKindName(c.kind),
+                   static_cast<int32_t>(c.cache), c.partition, NodeList(c.nodes), c.detail);
+  }
+  std::string verdict =
+      r.conflicts.empty() ? "all copies agree" : fmt::format("{} conflict(s)", r.conflicts.size());
+  if (!r.atomic_differences.empty()) {
+    verdict += fmt::format("{} {} difference(s) between copies of ATOMIC caches, as Ignite's own restore leaves them",
+                           r.conflicts.empty() ? " but for" : "; and", r.atomic_differences.size());
+  }
   fmt::format_to(it, "{} partitions in {} files{}: {}\n", r.partitions, r.files,
-                 r.restored ? " (checked against restore.json)" : "",
-                 r.conflicts.empty() ? "all copies agree" : fmt::format("{} conflict(s)", r.conflicts.size()));
+                 r.restored ? " (checked against restore.json)" : "", verdict);
 }
 
 }  // namespace

@@ -107,3 +107,13 @@ def compare_copies(where, want, got, names=None):
                                f"only Ignite's: {missing}; only walcut's: {extra}")
             rows += len(wr)
     return rows
+
+
+def differing_partitions(copies):
+    """{(cache, partition)} whose rows differ between the nodes that hold rows of it."""
+    by = {}
+    for node, per in copies.items():
+        for cache, rows in per.items():
+            for r in rows:
+                by.setdefault((cache, r[0]), {}).setdefault(node, []).append(r)
+    return {k for k, nodes in by.items() if len({repr(sorted(v)) for v in nodes.values()}) > 1}

@@ -1,6 +1,7 @@
 // The cluster file a restore of Apache Ignite's WAL derives (each cache with a placement of
 // its own), and verification against it: copies that agree pass, a copy that differs or
-// lies where its cache's placement puts none is found.
+// lies where its cache's placement puts none is found; copies of an ATOMIC cache that
+// differ are a difference, as Ignite's own restore leaves them.
 #include <filesystem>
 #include <string>
 
@@ -54,7 +55,7 @@ Fixture ThreeNodes() {
 
 TEST(IgniteRestore, DerivedClusterGivesEachCacheItsOwnPlacementAndParsesBack) {
   Fixture x = ThreeNodes();
-  cut::ClusterInfo info = DeriveIgniteCluster(x.plan, x.manifest);
+  cut::ClusterInfo info = DeriveIgniteCluster(x.plan, x.manifest, RestoreJob{});
   ASSERT_EQ(info.caches.size(), 2u);
   EXPECT_EQ(info.caches[0].id, kBank);
   EXPECT_EQ(info.caches[0].partitions, 1u);
@@ -74,7 +75,7 @@ TEST(IgniteRestore, DerivedClusterGivesEachCacheItsOwnPlacementAndParsesBack) {
 
 TEST(IgniteRestore, ACacheAssignmentNamingNoServerOrOfTheWrongLengthIsRefused) {
   Fixture x = ThreeNodes();
-  std::string text = cut::EncodeClusterFile(DeriveIgniteCluster(x.plan, x.manifest));
+  std::string text = cut::EncodeClusterFile(DeriveIgniteCluster(x.plan, x.manifest, RestoreJob{}));
   std::string bad = text;
   bad.replace(bad.find("\"server_1\"\n"), 10, "\"nobody\"");
   auto parsed = cut::ParseClusterFile(bad, "cluster.json");
@@ -90,7 +91,7 @@ class IgniteVerify : public ::testing::Test {
     fs::create_directories(dir_);
     Fixture x = ThreeNodes();
     ASSERT_TRUE(wal::WriteNewFileSynced((dir_ / "cluster.json").string(),
-                                        cut::EncodeClusterFile(DeriveIgniteCluster(x.plan, x.manifest)))
+                                        cut::EncodeClusterFile(DeriveIgniteCluster(x.plan, x.manifest, RestoreJob{})))
                     .ok());
     for (size_t i = 0; i < 3; ++i) {
       const std::string data = (dir_ / x.plan.nodes[i].node / "data").string();
@@ -119,6 +120,33 @@ TEST_F(IgniteVerify, ACopyThatDiffersIsAContentConflict) {
   ASSERT_EQ(report->conflicts.size(), 1u);
   EXPECT_EQ(report->conflicts[0].kind, ConflictKind::kContent);
   EXPECT_EQ(report->conflicts[0].cache, kBank);
+}
+
+TEST_F(IgniteVerify, CopiesOfAnAtomicCacheThatDifferAreADifferenceNotAConflict) {
+  // The cluster file written as a restore writes it when the snapshot's configuration
+  // says bank is ATOMIC.
+  Fixture x = ThreeNodes();
+  RestoreJob job;
+  job.cache_names[kBank] = "bank";
+  job.atomic_caches.insert(kBank);
+  const cut::ClusterInfo info = DeriveIgniteCluster(x.plan, x.manifest, job);
+  EXPECT_EQ(info.caches[0].name, "bank");
+  EXPECT_TRUE(info.caches[0].atomic);
+  EXPECT_FALSE(info.caches[1].atomic);
+  ASSERT_TRUE(wal::WriteFileAtomically((dir_ / "cluster.json").string(), cut::EncodeClusterFile(info)).ok());
+  ASSERT_TRUE(WritePartitionFile((dir_ / "server_1" / "data").string(), Copy(kBank, 0, "other"), false).ok());
+  auto report = VerifyDirectory(dir_.string());
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->conflicts.empty());
+  ASSERT_EQ(report->atomic_differences.size(), 1u);
+  EXPECT_EQ(report->atomic_differences[0].kind, ConflictKind::kContent);
+  // The transactional cache's copies are held to agreeing as before.
+  ASSERT_TRUE(WritePartitionFile((dir_ / "server_2" / "data").string(), Copy(kVault, 1, "other"), false).ok());
+  report = VerifyDirectory(dir_.string());
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->conflicts.size(), 1u);
+  EXPECT_EQ(report->conflicts[0].kind, ConflictKind::kContent);
+  EXPECT_EQ(report->conflicts[0].cache, kVault);
 }
 
 TEST_F(IgniteVerify, ACopyWhereItsCachePlacesNoneIsUnexpected) {
