@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "libwal/file_io.h"
+#include "libwal/ignite_format.h"
 #include "libwal/format.h"
 #include "libwal/ignite_increment_meta.h"
 #include "libwal/ignite_partition_file.h"
@@ -15,7 +16,6 @@ namespace app {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr uint64_t kMaxSmfBytes = 1 << 20;
 
 bool IsDir(const fs::path& p) {
   std::error_code ec;
@@ -81,7 +81,7 @@ wal::Status AddSnapshot(const fs::path& dir, std::vector<IgniteNodeStore>* out) 
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".smf") continue;
-    auto bytes = wal::ReadFileToString(e.path().string(), kMaxSmfBytes);
+    auto bytes = wal::ReadFileToString(e.path().string(), wal::ignite::kMaxSmfBytes);
     auto meta = bytes.ok() ? wal::ParseIgniteSnapshotMeta(*bytes) : wal::Result<wal::IgniteSnapshotMeta>(bytes.status());
     if (!meta.ok()) {
       problems.push_back(fmt::format("\"{}\": {}", e.path().string(), meta.status().message()));

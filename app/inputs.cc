@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "libwal/file_io.h"
+#include "libwal/ignite_format.h"
 #include "libwal/ignite_increment_meta.h"
 
 namespace app {
@@ -349,7 +350,6 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
 
 namespace {
 
-constexpr uint64_t kMaxSmfBytes = 1 << 20;
 
 // The snapshot directories an Ignite node's metadata lies in: its snapshot directory, or
 // each of its work directory's snapshots/*.
@@ -366,7 +366,7 @@ std::vector<fs::path> SnapshotDirsOf(const WalInput& in) {
 }
 
 std::optional<wal::IgniteSnapshotMeta> FullMeta(const fs::path& dir, const std::string& folder) {
-  auto bytes = wal::ReadFileToString((dir / (folder + ".smf")).string(), kMaxSmfBytes);
+  auto bytes = wal::ReadFileToString((dir / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
   if (!bytes.ok()) return std::nullopt;
   auto m = wal::ParseIgniteSnapshotMeta(*bytes);
   if (!m.ok() || m->folder != folder) return std::nullopt;
@@ -375,7 +375,7 @@ std::optional<wal::IgniteSnapshotMeta> FullMeta(const fs::path& dir, const std::
 
 std::optional<wal::IgniteIncrementMeta> IncrementMeta(const fs::path& dir, const std::string& folder, uint32_t i) {
   auto bytes = wal::ReadFileToString(
-      (dir / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(), kMaxSmfBytes);
+      (dir / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
   if (!bytes.ok()) return std::nullopt;
   auto m = wal::ParseIgniteIncrementMeta(*bytes);
   if (!m.ok() || m->folder != folder || m->index != i) return std::nullopt;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "libwal/binary_text.h"
 #include "libwal/coding.h"
 
 namespace wal {
@@ -14,12 +15,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Ignite's binary type codes met in a .bin file.
-enum : uint8_t {
-  kInt = 3, kString = 9, kCollection = 24, kMap = 25, kNull = 101, kObject = 103, kOptimized = 254,
-};
+// Ignite's binary type codes met in a .bin file: those of binary_text.h.
+using binary::kCollection;
+using binary::kInt;
+using binary::kMap;
+using binary::kNull;
+using binary::kObject;
+using binary::kOptimized;
+using binary::kString;
 constexpr uint8_t kExternalizable = 101;  // OptimizedMarshaller's code for an Externalizable object
-constexpr size_t kObjectHeader = 24;
+constexpr size_t kObjectHeader = binary::kHeader;
 constexpr size_t kOptimizedHeader = 7;      // 0x65 · i32 class id · i16
 constexpr size_t kMaxFileSize = 16 << 20;  // a type's metadata takes a few KiB
 

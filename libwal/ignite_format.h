@@ -39,6 +39,14 @@ inline constexpr int8_t kObjectBinary = 100;     // a binary object (header byte
 inline constexpr int8_t kObjectEnum = 101;
 inline constexpr int8_t kObjectTransformed = -3; // rewritten by a plugin (2.15+): opaque
 
+// The largest snapshot metadata file (.smf) read: a few hundred bytes to a few KiB in
+// practice, its partitions' lists included.
+inline constexpr uint64_t kMaxSmfBytes = 1 << 20;
+
+// Ignite's GridCacheOperation ordinals of entries that change nothing.
+inline constexpr uint8_t kOpRead = 0;
+inline constexpr uint8_t kOpNoop = 6;
+
 // A GridCacheVersion's second word: node order in the low 27 bits, data-center id above.
 inline constexpr uint32_t kNodeOrderMask = (1u << 27) - 1;
 

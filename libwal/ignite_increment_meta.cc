@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "libwal/file_io.h"
+#include "libwal/ignite_format.h"
 #include "libwal/java_stream.h"
 #include "libwal/printable.h"
 
@@ -21,7 +22,6 @@ using java::JavaStream;
 using java::Object;
 using java::Value;
 
-constexpr uint64_t kMaxSmfBytes = 1 << 20;  // a few hundred bytes in practice
 
 }  // namespace
 
@@ -103,7 +103,7 @@ void ReadBaseline(const fs::path& snapshot, const std::string& folder, IgniteNod
   std::error_code ec;
   const fs::path smf = snapshot / (folder + ".smf");
   if (!fs::exists(smf, ec)) return;
-  auto bytes = ReadFileToString(smf.string(), kMaxSmfBytes);
+  auto bytes = ReadFileToString(smf.string(), ignite::kMaxSmfBytes);
   if (!bytes.ok()) {
     out->unreadable.push_back(bytes.status().message());
     return;
@@ -129,7 +129,7 @@ void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeI
   std::sort(files.begin(), files.end());
   for (const auto& smf : files) {
     const std::string path = smf.string();
-    auto bytes = ReadFileToString(path, kMaxSmfBytes);
+    auto bytes = ReadFileToString(path, ignite::kMaxSmfBytes);
     if (!bytes.ok()) {
       out->unreadable.push_back(bytes.status().message());
       continue;
@@ -179,7 +179,7 @@ std::string IgniteSnapshotNameOf(const std::string& dir, const std::string& fold
   std::error_code ec;
   const fs::path smf = fs::path(dir) / (folder + ".smf");
   if (fs::exists(smf, ec)) {
-    if (auto bytes = ReadFileToString(smf.string(), kMaxSmfBytes); bytes.ok()) {
+    if (auto bytes = ReadFileToString(smf.string(), ignite::kMaxSmfBytes); bytes.ok()) {
       if (auto meta = ParseIgniteSnapshotMeta(*bytes); meta.ok()) return meta->snapshot;
     }
   }

@@ -50,7 +50,7 @@ constexpr std::array<const char*, 82> kIgniteNames = {
 constexpr uint64_t kMaxMillis = std::numeric_limits<uint64_t>::max() / 1000000;
 // The fewest bytes an entry takes: cache id, key (length, type), null value, op, two null
 // versions, partition, counter, expire time, flags.
-constexpr size_t kMinEntrySize = 4 + 5 + 4 + 1 + 1 + 1 + 4 + 8 + 8 + 1;
+constexpr size_t kMinIgniteEntrySize = 4 + 5 + 4 + 1 + 1 + 1 + 4 + 8 + 8 + 1;
 constexpr size_t kVersionSize = 17;
 
 bool GetI32(Decoder* d, int32_t* v) {
@@ -79,7 +79,7 @@ bool GetCount(Decoder* d, uint32_t* n, size_t min_size, const char** what) {
   return true;
 }
 
-bool GetUuid(Decoder* d, Uuid* u) { return d->GetFixed64(&u->hi) && d->GetFixed64(&u->lo); }
+bool GetIgniteUuid(Decoder* d, Uuid* u) { return d->GetFixed64(&u->hi) && d->GetFixed64(&u->lo); }
 
 // GridCacheVersion: u8 protocol (0 null; 1 a version; 2 a version and its conflict
 // version, which is not kept).
@@ -190,7 +190,7 @@ bool GetTx(Decoder* d, TxRecord* r, const char** what) {
 
 bool GetData(Decoder* d, DataRecord* r, const char** what) {
   uint32_t n = 0;
-  if (!(GetCount(d, &n, kMinEntrySize, what) && GetMillis(d, &r->timestamp, what))) return false;
+  if (!(GetCount(d, &n, kMinIgniteEntrySize, what) && GetMillis(d, &r->timestamp, what))) return false;
   r->entries.resize(n);
   for (auto& e : r->entries) {
     if (!GetEntry(d, &e, what)) return false;
@@ -218,7 +218,7 @@ bool GetRollback(Decoder* d, RollbackRecord* r, const char** what) {
 
 bool GetFinish(Decoder* d, CutFinishRecord* r, const char** what) {
   r->timestamp = 0;
-  if (!GetUuid(d, &r->cut_id)) return false;
+  if (!GetIgniteUuid(d, &r->cut_id)) return false;
   for (auto* list : {&r->before, &r->after}) {
     uint32_t n = 0;
     if (!GetCount(d, &n, kVersionSize, what)) return false;
@@ -233,7 +233,7 @@ bool GetFinish(Decoder* d, CutFinishRecord* r, const char** what) {
 bool GetCheckpoint(Decoder* d, CheckpointRecord* r, const char** what) {
   uint8_t has = 0, end = 0;
   uint16_t groups = 0;
-  if (!(GetUuid(d, &r->id) && d->GetFixed8(&has))) return false;
+  if (!(GetIgniteUuid(d, &r->id) && d->GetFixed8(&has))) return false;
   r->has_mark = has != 0;
   r->mark = Pointer{};
   r->mark_length = 0;
@@ -264,7 +264,7 @@ bool GetCheckpoint(Decoder* d, CheckpointRecord* r, const char** what) {
   return true;
 }
 
-Status Malformed(uint8_t type, const Decoder& d, const char* what) {
+Status MalformedIgnite(uint8_t type, const Decoder& d, const char* what) {
   return Status::Corruption(fmt::format("{} payload: {} at payload byte {}", IgniteRecordTypeName(type),
                                         what != nullptr ? what : "short", d.position()));
 }
@@ -273,6 +273,21 @@ Status Malformed(uint8_t type, const Decoder& d, const char* what) {
 
 const char* IgniteRecordTypeName(uint8_t type) {
   return type < kIgniteNames.size() ? kIgniteNames[type] : nullptr;
+}
+
+bool IsIgniteOtherDataRecord(uint8_t type) {
+  static const std::array<bool, 256> kBearing = [] {
+    static constexpr std::string_view kNames[] = {
+        "DATA_RECORD",      "ENCRYPTED_DATA_RECORD", "ENCRYPTED_DATA_RECORD_V2",     "ENCRYPTED_DATA_RECORD_V3",
+        "MVCC_DATA_RECORD", "OUT_OF_ORDER_UPDATE",   "ENCRYPTED_OUT_OF_ORDER_UPDATE"};
+    std::array<bool, 256> t{};
+    for (size_t id = 0; id < t.size(); ++id) {
+      const char* name = IgniteRecordTypeName(static_cast<uint8_t>(id));
+      t[id] = name != nullptr && std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+    }
+    return t;
+  }();
+  return kBearing[type];
 }
 
 bool ParseIgniteRecordType(std::string_view name, uint8_t* type) {
@@ -323,13 +338,13 @@ Status DecodeIgnitePayload(uint8_t type, std::string_view payload, AnyRecord* ou
       out->snapshot.timestamp = 0;
       ok = d.GetBytes(&out->snapshot.name);
       if (ok && !SoundSnapshotName(out->snapshot.name)) {
-        return Malformed(type, d, "snapshot name not 1 to 255 bytes, or with '/' or NUL, or . or ..");
+        return MalformedIgnite(type, d, "snapshot name not 1 to 255 bytes, or with '/' or NUL, or . or ..");
       }
       break;
     case RecordType::kCutStart:
       out->cut_start.topology_version = 0;
       out->cut_start.timestamp = 0;
-      ok = GetUuid(&d, &out->cut_start.cut_id);
+      ok = GetIgniteUuid(&d, &out->cut_start.cut_id);
       break;
     case RecordType::kCutFinish:
       ok = GetFinish(&d, &out->cut_finish, &what);
@@ -340,8 +355,8 @@ Status DecodeIgnitePayload(uint8_t type, std::string_view payload, AnyRecord* ou
     default:
       return Status::Ok();  // skipped by its length, named by IgniteRecordTypeName
   }
-  if (!ok) return Malformed(type, d, what);
-  if (!d.done()) return Malformed(type, d, "trailing bytes");
+  if (!ok) return MalformedIgnite(type, d, what);
+  if (!d.done()) return MalformedIgnite(type, d, "trailing bytes");
   return Status::Ok();
 }
 
@@ -377,7 +392,7 @@ bool ViewIgniteData(std::string_view payload, DataView* r) {
   Decoder d(payload);
   const char* what = nullptr;
   uint32_t n = 0;
-  if (!(GetCount(&d, &n, kMinEntrySize, &what) && GetMillis(&d, &r->timestamp, &what))) return false;
+  if (!(GetCount(&d, &n, kMinIgniteEntrySize, &what) && GetMillis(&d, &r->timestamp, &what))) return false;
   const size_t first = d.position();
   // Made once per thread: a DataEntry is zeroed when made, which costs more than
   // reading a small record's entries.

@@ -15,6 +15,11 @@ namespace wal {
 // Ignite's RecordType name of an id ("PAGE_RECORD"); nullptr for an id Ignite 2.15 to
 // 2.17 does not have.
 const char* IgniteRecordTypeName(uint8_t type);
+
+// Whether Ignite's record `type` holds cache writes other than DATA_RECORD_V2's
+// (DATA_RECORD, the encrypted ones, MVCC_DATA_RECORD, OUT_OF_ORDER_UPDATE...): a replay
+// that skipped one would restore less than the WAL holds.
+bool IsIgniteOtherDataRecord(uint8_t type);
 // The id of an Ignite RecordType name (case-insensitive); false when there is none.
 bool ParseIgniteRecordType(std::string_view name, uint8_t* type);
 // Whether DecodeIgnitePayload decodes this type (TX_RECORD, DATA_RECORD_V2,

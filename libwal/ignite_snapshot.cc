@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "libwal/file_io.h"
+#include "libwal/ignite_format.h"
 #include "libwal/ignite_partition_file.h"
 #include "libwal/java_stream.h"
 
@@ -19,7 +20,6 @@ using java::JavaStream;
 using java::Object;
 using java::Value;
 
-constexpr uint64_t kMaxSmfBytes = 1 << 20;
 constexpr uint64_t kMaxCacheDataBytes = 16 << 20;
 constexpr std::string_view kCacheDataFile = "cache_data.dat";
 

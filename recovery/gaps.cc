@@ -29,7 +29,7 @@ struct Reservation {
   wal::TxId xid;
 };
 
-struct Copy {
+struct GapCopy {
   CounterTracker tracker{1u << 20};
   std::vector<Reservation> reserved;  // still above LWM
   uint64_t meta_lwm = 0;              // Ignite: the highest LWM a partition meta page showed
@@ -103,7 +103,7 @@ class GapScan {
  private:
   // The records of a transaction name few partitions, the same ones again and again: the
   // last copy asked for is asked first.
-  Copy& CopyOf(uint32_t cache, uint32_t partition) {
+  GapCopy& CopyOf(uint32_t cache, uint32_t partition) {
     const uint64_t key = PackedCopyKey(cache, partition);
     if (last_ != nullptr && key == last_key_) return *last_;
     last_key_ = key;
@@ -117,7 +117,7 @@ class GapScan {
     return it == options_.group_of.end() ? cache : it->second;
   }
 
-  static void Applied(Copy& copy, uint64_t start, uint64_t delta) {
+  static void Applied(GapCopy& copy, uint64_t start, uint64_t delta) {
     copy.first_start = std::min(copy.first_start, start);
     (void)copy.tracker.Update(start, delta);
   }
@@ -127,9 +127,9 @@ class GapScan {
     const wal::IgnitePartitionCounter c = wal::ReadIgnitePartitionCounter(r.type, r.payload);
     if (c.kind == wal::IgnitePartitionCounter::Kind::kNone) return;
     const auto group = static_cast<uint32_t>(c.group);
-    Copy& copy = CopyOf(group, c.partition);
+    GapCopy& copy = CopyOf(group, c.partition);
     if (c.kind == wal::IgnitePartitionCounter::Kind::kDestroyed) {
-      copy = Copy{};
+      copy = GapCopy{};
       last_ = nullptr;
       return;
     }
@@ -141,7 +141,7 @@ class GapScan {
   // the WAL shows every counter applied.
   void Seed(const std::vector<PartitionLwm>& lwms, bool at_record) {
     for (const auto& s : lwms) {
-      Copy& copy = CopyOf(s.group, s.partition);
+      GapCopy& copy = CopyOf(s.group, s.partition);
       copy.meta_lwm = std::max(copy.meta_lwm, s.lwm);
       copy.tracker.AdvanceLwm(s.lwm);
       if (at_record) copy.first_start = 0;
@@ -156,7 +156,7 @@ class GapScan {
       // Only a PREPARED record carries counter ranges: it alone is decoded whole.
       if (t.counter_count != 0 && wal::DecodePayload(r.type, r.payload, &any_).ok()) {
         for (const auto& c : any_.tx.counters) {
-          Copy& copy = CopyOf(c.cache_id, c.partition);
+          GapCopy& copy = CopyOf(c.cache_id, c.partition);
           copy.tracker.RaiseHwm(c.start + c.delta);
           copy.reserved.push_back({c.start, c.delta, t.xid});
         }
@@ -185,14 +185,14 @@ class GapScan {
     }
   }
 
-  CopyGaps GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) const;
+  CopyGaps GapsOf(uint32_t cache, uint32_t partition, const GapCopy& copy) const;
 
   const GapScanOptions& options_;
   uint64_t first_segment_ = 0;
   wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
-  std::unordered_map<uint64_t, Copy> copies_;  // by PackedCopyKey
+  std::unordered_map<uint64_t, GapCopy> copies_;  // by PackedCopyKey
   uint64_t last_key_ = 0;
-  Copy* last_ = nullptr;
+  GapCopy* last_ = nullptr;
   std::vector<wal::TxId> live_;  // Prune's scratch
   // Of the transactions prepared here lately, and of those owning reservations.
   std::unordered_map<wal::TxId, Roles, wal::TxIdHash> roles_;
@@ -203,7 +203,7 @@ class GapScan {
 
 // The copy's missing counters, one reported gap per owner: the missing ranges split
 // where reservations begin.
-CopyGaps GapScan::GapsOf(uint32_t cache, uint32_t partition, const Copy& copy) const {
+CopyGaps GapScan::GapsOf(uint32_t cache, uint32_t partition, const GapCopy& copy) const {
   CopyGaps cg;
   cg.cache = cache;
   cg.partition = partition;

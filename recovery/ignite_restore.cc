@@ -11,6 +11,7 @@
 
 #include "libwal/file_io.h"
 #include "libwal/ignite_increment_meta.h"
+#include "libwal/ignite_format.h"
 #include "libwal/ignite_record.h"
 #include "libwal/ignite_snapshot.h"
 #include "libwal/wal_reader.h"
@@ -22,21 +23,6 @@ namespace {
 
 // The partition id Ignite writes for an entry whose partition it did not know.
 constexpr uint32_t kUnknownPartition = UINT32_MAX;
-
-// Ignite's GridCacheOperation ordinals of entries that change nothing.
-constexpr uint8_t kIgniteRead = 0;
-constexpr uint8_t kIgniteNoop = 6;
-
-// Ignite's record types that hold cache writes other than DATA_RECORD_V2's: Ignite's
-// restore does not read them, and walcut refuses rather than restore less than the WAL
-// holds.
-bool IsOtherDataRecord(uint8_t type) {
-  static constexpr std::string_view kNames[] = {
-      "DATA_RECORD",      "ENCRYPTED_DATA_RECORD", "ENCRYPTED_DATA_RECORD_V2",     "ENCRYPTED_DATA_RECORD_V3",
-      "MVCC_DATA_RECORD", "OUT_OF_ORDER_UPDATE",   "ENCRYPTED_OUT_OF_ORDER_UPDATE"};
-  const char* name = wal::IgniteRecordTypeName(type);
-  return name != nullptr && std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
-}
 
 struct Row {
   std::string value;
@@ -153,7 +139,7 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
       continue;
     }
     const auto op = static_cast<uint8_t>(e.op);
-    if (op == kIgniteRead || op == kIgniteNoop) continue;
+    if (op == wal::ignite::kOpRead || op == wal::ignite::kOpNoop) continue;
     if (e.op != wal::EntryOp::kCreate && e.op != wal::EntryOp::kUpdate && e.op != wal::EntryOp::kDelete) {
       return wal::Status::NotSupported(fmt::format("{}: an entry at {} is a {} write, which walcut cannot apply",
                                                    plan_.node, r.ptr.ToString(), wal::EntryOpName(e.op)));
@@ -241,7 +227,7 @@ wal::Status IncrementReplay::Replay() {
         break;
       }
       if (started_ && id == plan_.previous_cut) filter_ = Filter::kNotExcluded;
-    } else if (IsOtherDataRecord(r->type)) {
+    } else if (wal::IsIgniteOtherDataRecord(r->type)) {
       return wal::Status::NotSupported(fmt::format(
           "{}: {} at {} holds writes walcut cannot apply (only DATA_RECORD_V2 is read): the restore would miss them",
           plan_.node, wal::IgniteRecordTypeName(r->type), r->ptr.ToString()));

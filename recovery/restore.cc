@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "libwal/ignite_format.h"
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
 #include "libcut/commit_place.h"
@@ -109,28 +110,6 @@ struct Copy {
   CounterTracker counters;
   std::unordered_map<std::string, Value, KeyHash, KeyEqual> data;
 };
-
-// Ignite's GridCacheOperation ordinals of entries that change nothing.
-constexpr uint8_t kIgniteRead = 0;
-constexpr uint8_t kIgniteNoop = 6;
-
-// Ignite's record types that hold cache writes other than DATA_RECORD_V2's: a replay
-// that skipped one would restore less than the WAL holds.
-// By type id, found once by name (a replay asks for every page record).
-bool IsIgniteDataBearing(uint8_t type) {
-  static const std::array<bool, 256> kBearing = [] {
-    static constexpr std::string_view kNames[] = {
-        "DATA_RECORD",      "ENCRYPTED_DATA_RECORD", "ENCRYPTED_DATA_RECORD_V2",     "ENCRYPTED_DATA_RECORD_V3",
-        "MVCC_DATA_RECORD", "OUT_OF_ORDER_UPDATE",   "ENCRYPTED_OUT_OF_ORDER_UPDATE"};
-    std::array<bool, 256> t{};
-    for (size_t id = 0; id < t.size(); ++id) {
-      const char* name = wal::IgniteRecordTypeName(static_cast<uint8_t>(id));
-      t[id] = name != nullptr && std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
-    }
-    return t;
-  }();
-  return kBearing[type];
-}
 
 // The pointer of the base snapshot's record on `node`, from its snapshot.json, which
 // must be the snapshot's own (its name and node).
@@ -504,7 +483,7 @@ wal::Status NodeReplay::Replay() {
       rollbacks_.push_back(r->decoded.rollback);
     } else if (plan_.ignite && cut::CommitPlacer::IsCutRecord(r->type)) {
       placer_.OnCutRecord(r->ptr);
-    } else if (plan_.ignite && IsIgniteDataBearing(r->type)) {
+    } else if (plan_.ignite && wal::IsIgniteOtherDataRecord(r->type)) {
       return wal::Status::NotSupported(fmt::format(
           "{}: {} at {} holds writes walcut cannot apply (only DATA_RECORD_V2 is read): the restore would miss them",
           plan_.node, wal::IgniteRecordTypeName(r->type), r->ptr.ToString()));
@@ -585,7 +564,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
     // Ignite: a READ or NOOP entry changes nothing; TRANSFORM and RELOAD carry what
     // walcut cannot apply.
     const auto op = static_cast<uint8_t>(e.op);
-    if (op == kIgniteRead || op == kIgniteNoop) continue;
+    if (op == wal::ignite::kOpRead || op == wal::ignite::kOpNoop) continue;
     if (e.op != wal::EntryOp::kCreate && e.op != wal::EntryOp::kUpdate && e.op != wal::EntryOp::kDelete) {
       return wal::Status::NotSupported(fmt::format("{}: an entry of {} at {} is a {} write, which walcut cannot apply",
                                                    plan_.node, e.xid.ToString(), r.ptr.ToString(),
@@ -601,7 +580,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
 
 void NodeReplay::ApplyFree(const wal::DataEntry& e) {
   const auto op = static_cast<uint8_t>(e.op);
-  if (op == kIgniteRead || op == kIgniteNoop) return;
+  if (op == wal::ignite::kOpRead || op == wal::ignite::kOpNoop) return;
   Copy& c = copies_.Get(e.cache_id, e.partition);
   ++out_.entries;
   if (e.counter > c.base_counter) (void)c.counters.Update(e.counter - 1, 1);

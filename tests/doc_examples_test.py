@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the README's usage block and every man page's examples, in order, in a scratch
+"""Runs the README's usage block, its console blocks and every man page's examples, in
+order, in a scratch
 directory, with the walcut under test first on PATH, and checks each command's exit
 status against what the text shows: 0, unless the example shows an error message, a
 failed verdict, or an `echo $?` with another number after it. A command that ends in
@@ -9,7 +10,9 @@ text does not show fails the example even when the command's status hides it (a 
 With --outputs it also checks that what each example shows is what the command printed:
 the shown text, with `...` elisions, line breaks and spacing ignored, must appear in the
 command's output (stdout and stderr), in order. Examples whose output depends on the
-scratch directory's path are compared after it is put back to /tmp/.
+scratch directory's path are compared after it is put back to /tmp/. The scratch directory
+holds a link to the source's testdata/. The README's timeline picture must be, byte for
+byte, what the commands shown with it make.
 
 Usage: doc_examples_test.py [--outputs] WALCUT_BINARY SOURCE_DIR
 """
@@ -72,6 +75,47 @@ def readme_usage(path):
         if line:
             cmds.append((line, []))
     return cmds
+
+
+def readme_console(path):
+    """(command, shown output) pairs of the README's ```console blocks, in order: a line
+    starting with `$ ` is a command, the lines after it what it prints."""
+    text = open(path, encoding='utf-8').read()
+    out = []
+    for block in re.findall(r'^```console\n(.*?)^```', text, re.S | re.M):
+        cmd, shown = None, []
+        for line in block.split('\n'):
+            if line.startswith('$ '):
+                if cmd is not None:
+                    out.append((cmd, strip_blank(shown)))
+                cmd, shown = line[2:], []
+            elif cmd is not None:
+                shown.append(line)
+        if cmd is not None:
+            out.append((cmd, strip_blank(shown)))
+    return out
+
+
+def readme_picture(walcut_dir, source, scratch, env):
+    """The README's timeline picture is what the commands above it make, byte for byte."""
+    text = open(os.path.join(source, 'README.md'), encoding='utf-8').read()
+    start = text.find('## Seeing a cut')
+    block = re.search(r'```sh\n(.*?)```', text[start:], re.S).group(1)
+    picture = 'testdata/readme-timeline.svg'
+    if picture not in block:
+        return [f'README.md: the picture\'s commands do not write {picture}']
+    scratch = os.path.join(scratch, 'picture')
+    os.makedirs(scratch)
+    for line in block.strip().split('\n'):
+        cmd = line.replace(picture, 'timeline.svg')
+        r = subprocess.run(['bash', '-c', cmd], cwd=scratch, env=env, capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            return [f'README.md: `{line}` exited {r.returncode}: {r.stderr.strip()}']
+    with open(os.path.join(scratch, 'timeline.svg'), 'rb') as made, \
+            open(os.path.join(source, picture), 'rb') as shown:
+        if made.read() != shown.read():
+            return [f'README.md: {picture} is not what its commands make; remake it with them']
+    return []
 
 
 def expected(cmd, shown, following):
@@ -165,10 +209,11 @@ def main():
     env = dict(os.environ)
     env['PATH'] = os.path.dirname(walcut) + os.pathsep + env['PATH']
     failures = []
-    pages = [('README.md', readme_usage(os.path.join(source, 'README.md')))]
+    pages = [('README.md', readme_usage(os.path.join(source, 'README.md'))),
+             ('README.md (outputs)', readme_console(os.path.join(source, 'README.md')))]
     man = os.path.join(source, 'man')
     for page in sorted(os.listdir(man)):
-        if re.match(r'walcut.*\.[15]$', page):
+        if re.match(r'walcut.*\.[157]$', page):
             pages.append((page, man_examples(os.path.join(man, page))))
     for name, examples in pages:
         with tempfile.TemporaryDirectory() as scratch:
@@ -176,7 +221,10 @@ def main():
             env['HOME'] = scratch
             os.makedirs(os.path.join(scratch, '.local/share/bash-completion/completions'), exist_ok=True)
             os.makedirs(os.path.join(scratch, '.zfunc'), exist_ok=True)
+            os.symlink(os.path.join(os.path.abspath(source), 'testdata'), os.path.join(scratch, 'testdata'))
             failures += run(name, examples, scratch, env, outputs)
+            if name == 'README.md':
+                failures += readme_picture(os.path.dirname(walcut), source, scratch, env)
         print(f'{name}: {len(examples)} command(s)')
     for f in failures:
         print('FAIL', f)

@@ -4,7 +4,7 @@
 set -uo pipefail
 walcut=$1 man=$2
 fail=0
-for page in "$man"/*.1 "$man"/*.5; do
+for page in "$man"/*.1 "$man"/*.5 "$man"/*.7; do
   out=$(groff -man -ww -z "$page" 2>&1)
   if [ -n "$out" ]; then
     echo "groff warnings in $page:"; echo "$out"; fail=1

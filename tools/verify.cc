@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/ranges.h>
+
 #include "app/ignite_stores.h"
 #include "recovery/partition_file.h"
 #include "recovery/verify.h"
@@ -13,12 +15,6 @@ namespace tools {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string NodeList(const std::vector<std::string>& nodes) {
-  std::string out;
-  for (const auto& n : nodes) out += (out.empty() ? "" : ",") + n;
-  return out;
-}
 
 void ConflictsJson(const recovery::VerifyReport& r, const std::vector<recovery::Conflict>& list, JsonWriter& j) {
   j.BeginArray();
@@ -54,11 +50,11 @@ void VerifyText(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
   for (const auto& c : r.conflicts) {
     fmt::format_to(it, "conflict {} cache {} partition {} [{}]: {}\n", recovery::ConflictKindName(c.kind),
                    r.ignite ? std::to_string(static_cast<int32_t>(c.cache)) : std::to_string(c.cache), c.partition,
-                   NodeList(c.nodes), c.detail);
+                   fmt::join(c.nodes, ","), c.detail);
   }
   for (const auto& c : r.atomic_differences) {
     fmt::format_to(it, "differs (ATOMIC) {} cache {} partition {} [{}]: {}\n", recovery::ConflictKindName(c.kind),
-                   static_cast<int32_t>(c.cache), c.partition, NodeList(c.nodes), c.detail);
+                   static_cast<int32_t>(c.cache), c.partition, fmt::join(c.nodes, ","), c.detail);
   }
   std::string verdict =
       r.conflicts.empty() ? "all copies agree" : fmt::format("{} conflict(s)", r.conflicts.size());

@@ -1,6 +1,8 @@
 // `walcut verify` of Apache Ignite's page files.
 #include <iterator>
 
+#include <fmt/ranges.h>
+
 #include "app/ignite_stores.h"
 #include "recovery/ignite_verify.h"
 #include "tools/json_writer.h"
@@ -9,12 +11,6 @@
 
 namespace tools {
 namespace {
-
-std::string NodeList(const std::vector<std::string>& nodes) {
-  std::string out;
-  for (const auto& n : nodes) out += (out.empty() ? "" : ",") + n;
-  return out;
-}
 
 std::string Where(const recovery::IgniteConflict& c) {
   if (c.conflict.cache == 0) return "";
@@ -26,7 +22,7 @@ void IgniteVerifyText(const app::IgniteStores& s, const recovery::IgniteVerifyRe
   auto it = std::back_inserter(*b);
   for (const auto& c : r.conflicts) {
     fmt::format_to(it, "conflict {}{} [{}]: {}\n", recovery::ConflictKindName(c.conflict.kind), Where(c),
-                   NodeList(c.conflict.nodes), c.conflict.detail);
+                   fmt::join(c.conflict.nodes, ","), c.conflict.detail);
   }
   fmt::format_to(it, "{} on {} node(s): {} partitions in {} files ({} pages, {} rows): {}\n",
                  s.snapshot.empty() ? std::string("page stores") : fmt::format("snapshot '{}'", s.snapshot), r.nodes,

@@ -38,7 +38,7 @@ std::string Cluster(const TempDir& dir, const std::string& name = "c") {
 
 void Write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
 
-size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+size_t LineCount(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
 TEST(HostileInput, ANodeNameThatWouldEscapeTheOutputIsRefusedBeforeAnythingIsWritten) {
   TempDir dir;
@@ -56,7 +56,7 @@ TEST(HostileInput, ANodeNameThatWouldEscapeTheOutputIsRefusedBeforeAnythingIsWri
   auto r = RunCli({"restore", c, "--latest", "-o", dir.path() + "/out"});
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("cannot be a node name"), std::string::npos) << r.err;
-  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_EQ(LineCount(r.err), 1u) << r.err;
   EXPECT_FALSE(fs::exists(dir.path() + "/out"));
   EXPECT_EQ(ReadFile(dir.path() + "/elsewhere/node-0/data/keep"), "the live node's file");
   for (const char* cmd : {"check", "cuts", "verify", "txs", "gaps", "data", "dump"}) {
@@ -104,7 +104,7 @@ TEST(HostileInput, ClusterFilesOfTheWrongShapeAreRefusedNamingTheField) {
     for (const char* cmd : {"check", "verify", "txs", "data"}) {
       auto r = RunCli({cmd, c});
       EXPECT_EQ(r.code, 3) << cmd << " on " << text.substr(0, 12);
-      EXPECT_EQ(Lines(r.err), 1u) << r.err;
+      EXPECT_EQ(LineCount(r.err), 1u) << r.err;
     }
   }
   // A ghost node listed, with no directory: check names it; verify expects its copies
@@ -131,7 +131,7 @@ TEST(HostileInput, CountersThatWouldOverflowAreCorruptRecords) {
   ASSERT_TRUE((*w)->Close().ok());
   auto dump = RunCli({"dump", wal_dir});
   EXPECT_EQ(dump.code, 1);
-  EXPECT_EQ(Lines(dump.err), 3u) << dump.err;
+  EXPECT_EQ(LineCount(dump.err), 3u) << dump.err;
   EXPECT_NE(dump.err.find("counter range out of bounds"), std::string::npos) << dump.err;
   EXPECT_NE(dump.err.find("0000000000000000.wal\": corruption at offset"), std::string::npos) << dump.err;
   EXPECT_EQ(RunCli({"gaps", wal_dir + "/.."}).code, 1);
@@ -149,7 +149,7 @@ TEST(HostileInput, ASnapshotNameLongerThanAFileNameIsACorruptRecord) {
   ASSERT_TRUE((*w)->Close().ok());
   auto dump = RunCli({"dump", "-q", wal_dir});
   EXPECT_EQ(dump.code, 1);
-  EXPECT_EQ(Lines(dump.err), 2u) << dump.err;
+  EXPECT_EQ(LineCount(dump.err), 2u) << dump.err;
   EXPECT_NE(dump.err.find("snapshot name"), std::string::npos) << dump.err;
 }
 

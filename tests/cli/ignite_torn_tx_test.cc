@@ -28,8 +28,8 @@ using testing_support::RunCli;
 using testing_support::TempDir;
 
 const std::string kFixture = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/late-commit/nodes";
-const std::string kLate = "407977220.2.1796497217614";
-const std::string kIncrement3 = "10357a8c";
+const std::string kLateFixture = "407977220.2.1796497217614";
+const std::string kLateIncrement3 = "10357a8c";
 constexpr size_t kHeader = 29;
 // server_0's segment 2: the transaction's two DATA_RECORD_V2 records (a page record
 // between them), then increment 3's Start record.
@@ -109,9 +109,9 @@ TEST(IgniteTornTransaction, CheckNamesItOnTheNodeAndTheIncrementIsNotConsistent)
   for (const auto& c : doc["cuts"]) {
     for (const auto& v : c["violations"]) {
       if (v["kind"] != "torn-transaction") continue;
-      EXPECT_EQ(c["id"].get<std::string>().substr(0, 8), kIncrement3) << v.dump();
+      EXPECT_EQ(c["id"].get<std::string>().substr(0, 8), kLateIncrement3) << v.dump();
       EXPECT_NE(c["status"], "consistent");
-      EXPECT_EQ(v["tx"], kLate) << v.dump();
+      EXPECT_EQ(v["tx"], kLateFixture) << v.dump();
       EXPECT_EQ(v["nodes"], nlohmann::json::array({"server_0"})) << v.dump();
       found = true;
     }

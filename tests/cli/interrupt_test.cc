@@ -67,7 +67,7 @@ TEST(Interrupt, SimulateStopsAndLeavesNothing) {
 TEST(Interrupt, RestoreStopsAndLeavesNothing) {
   TempDir dir;
   const std::string c = dir.path() + "/c";
-  ASSERT_EQ(RunCli({"simulate", "-q", "-o", c, "--txs", "400000", "--nodes", "4", "--cuts", "2"}).code, 0);
+  ASSERT_EQ(RunCli({"simulate", "-q", "-o", c, "--txs", "150000", "--nodes", "4", "--cuts", "2"}).code, 0);
   const std::string out = dir.path() + "/r";
   int tried = 0, caught = 0;
   for (int delay : {40, 80, 150}) {

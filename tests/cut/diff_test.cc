@@ -16,7 +16,7 @@ namespace {
 using testing_support::RunCli;
 using testing_support::TempDir;
 
-nlohmann::json Json(const std::vector<std::string>& args) {
+nlohmann::json DiffJson(const std::vector<std::string>& args) {
   auto r = RunCli(args);
   EXPECT_EQ(r.code, 0) << r.err;
   return nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
@@ -31,7 +31,7 @@ TEST(Diff, TheTransactionsThatDifferAreWhatRestoreAppliesForOneCutAndNotTheOther
                     "--rollback-rate", "0.1", "--unknown-rate", "0.01", "--seed", "11"})
                 .code,
             0);
-  const auto cuts = Json({"cuts", "--json", c});
+  const auto cuts = DiffJson({"cuts", "--json", c});
   std::vector<std::string> ids;
   for (const auto& cut : cuts["cuts"]) {
     ASSERT_EQ(cut["status"], "consistent");
@@ -42,10 +42,10 @@ TEST(Diff, TheTransactionsThatDifferAreWhatRestoreAppliesForOneCutAndNotTheOther
   std::map<std::string, int64_t> applied_a, applied_b;
   for (auto [id, applied] : {std::make_pair(ids[0], &applied_a), std::make_pair(ids[2], &applied_b)}) {
     const std::string out = dir.path() + "/r-" + id.substr(0, 8);
-    const auto restored = Json({"restore", "--json", "--cut", id, "-o", out, c});
+    const auto restored = DiffJson({"restore", "--json", "--cut", id, "-o", out, c});
     for (const auto& n : restored["nodes"]) (*applied)[n["node"]] = n["txs_applied"].get<int64_t>();
   }
-  const auto d = Json({"diff", "--json", c, ids[0], ids[2]});
+  const auto d = DiffJson({"diff", "--json", c, ids[0], ids[2]});
   EXPECT_EQ(d["a"]["cut"], ids[0]);
   EXPECT_EQ(d["b"]["cut"], ids[2]);
   EXPECT_EQ(d["before_in_a_only"], 0) << "increments of one base are nested";
@@ -89,9 +89,9 @@ TEST(Diff, TheTransactionsThatDifferAreWhatRestoreAppliesForOneCutAndNotTheOther
   }
   EXPECT_EQ(listed, written);
   // Symmetric, and nothing against itself.
-  const auto back = Json({"diff", "--json", c, ids[2], ids[0]});
+  const auto back = DiffJson({"diff", "--json", c, ids[2], ids[0]});
   EXPECT_EQ(back["before_in_a_only"], d["before_in_b_only"]);
-  EXPECT_EQ(Json({"diff", "--json", c, ids[1], ids[1]})["transactions"].size(), 0u);
+  EXPECT_EQ(DiffJson({"diff", "--json", c, ids[1], ids[1]})["transactions"].size(), 0u);
   EXPECT_EQ(RunCli({"diff", c, "ffff", ids[0]}).code, 2);
 }
 
@@ -99,7 +99,7 @@ TEST(Diff, CutsWithoutASideEverywhereOrOfTwoBasesAreRefused) {
   TempDir dir;
   const std::string c = dir.path() + "/c";
   ASSERT_EQ(RunCli({"simulate", "-q", "-o", c, "--crash", "node-1@2500", "--txs", "6000", "--seed", "2"}).code, 0);
-  const auto cuts = Json({"cuts", "--json", c});
+  const auto cuts = DiffJson({"cuts", "--json", c});
   std::string failed, of_base, of_snap;
   for (const auto& cut : cuts["cuts"]) {
     if (cut["status"] != "consistent") failed = cut["id"];

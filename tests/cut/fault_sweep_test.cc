@@ -64,7 +64,7 @@ sim::SimConfig Mixed(const std::string& dir, uint64_t seed) {
   return c;
 }
 
-nlohmann::json Json(const std::vector<std::string>& args, int* code = nullptr) {
+nlohmann::json SweepJson(const std::vector<std::string>& args, int* code = nullptr) {
   auto r = RunCli(args);
   if (code) *code = r.code;
   EXPECT_FALSE(r.out.empty()) << r.err;
@@ -120,7 +120,7 @@ TEST_P(FaultSweep, CompleteCutsConsistentMoneyConservedNoGapsRestoreVerifies) {
 
   // Verdicts: the initiator's against check's, from the WALs and from summaries.
   int code = -1;
-  auto check = Json({"check", "--json", c}, &code);
+  auto check = SweepJson({"check", "--json", c}, &code);
   EXPECT_EQ(code, 0) << check.dump(1);
   std::ifstream in(c + "/truth/cuts.json");
   auto truth = nlohmann::json::parse(in)["cuts"];
@@ -149,7 +149,7 @@ TEST_P(FaultSweep, CompleteCutsConsistentMoneyConservedNoGapsRestoreVerifies) {
     ASSERT_EQ(RunCli({"cuts", c + "/" + n, "--summary", f}).code, 0);
     args.push_back(f);
   }
-  EXPECT_EQ(Json(args), check);
+  EXPECT_EQ(SweepJson(args), check);
 
   // The survivors: money, agreeing copies, no gap in data/ or in the WAL.
   const auto survivors = Servers(c, true);
@@ -225,7 +225,7 @@ TEST(RandomFaults, CheckPassesAndAgreesWithTheSimulatorOnEveryDraw) {
     ASSERT_TRUE(summary.ok()) << "run " << run << ": " << summary.status().ToString();
     auto r = RunCli({"check", "-q", c});
     EXPECT_EQ(r.code, 0) << "run " << run << " seed " << cfg.seed << ": " << RunCli({"check", c}).out;
-    auto cuts = Json({"cuts", "--json", c});
+    auto cuts = SweepJson({"cuts", "--json", c});
     std::ifstream in(c + "/truth/cuts.json");
     const auto truth = nlohmann::json::parse(in);
     for (const auto& t : truth["cuts"]) {
@@ -248,7 +248,7 @@ TEST(FaultRestore, ACrashedServerIsRestoredOnlyToCutsOfItsBaseline) {
   sim::SimConfig cfg = Mixed(c, 3);
   cfg.faults = {At(sim::FaultKind::kCrashServer, "node-1", 900)};
   ASSERT_TRUE(sim::Simulate(cfg).ok());
-  auto cuts = Json({"cuts", "--json", c});
+  auto cuts = SweepJson({"cuts", "--json", c});
   std::string before_crash, after_crash;
   for (const auto& k : cuts["cuts"]) {
     if (k["status"] != "consistent") continue;

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using testing_support::RunCli;
 using testing_support::TempDir;
 
-sim::SimConfig Config(const std::string& dir, uint32_t nodes, uint32_t backups, uint64_t seed) {
+sim::SimConfig RestoreConfig(const std::string& dir, uint32_t nodes, uint32_t backups, uint64_t seed) {
   sim::SimConfig c;
   c.out_dir = dir;
   c.nodes = nodes;
@@ -77,7 +77,7 @@ TEST_P(RestoreSweep, EveryConsistentCutRestoresVerifiesAndConservesMoney) {
   auto [nodes, backups, seed] = GetParam();
   TempDir dir;
   std::string c = dir.path() + "/c";
-  sim::SimConfig cfg = Config(c, nodes, backups, seed);
+  sim::SimConfig cfg = RestoreConfig(c, nodes, backups, seed);
   ASSERT_TRUE(sim::Simulate(cfg).ok());
   auto cuts = nlohmann::json::parse(RunCli({"cuts", "--json", c}).out)["cuts"];
   std::vector<State> states;
@@ -115,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(Clusters, RestoreSweep,
 TEST(Restore, TwiceGivesIdenticalBytes) {
   TempDir dir;
   std::string c = dir.path() + "/c";
-  ASSERT_TRUE(sim::Simulate(Config(c, 3, 1, 5)).ok());
+  ASSERT_TRUE(sim::Simulate(RestoreConfig(c, 3, 1, 5)).ok());
   ASSERT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/a"}).code, 0);
   // "b/" names b, as a shell's completion writes it; missing parents are made.
   ASSERT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/b/", "--jobs", "1"}).code, 0);
@@ -132,7 +132,7 @@ TEST(Restore, TwiceGivesIdenticalBytes) {
 TEST(Restore, RefusesANonEmptyOutputAndAnInconsistentCut) {
   TempDir dir;
   std::string c = dir.path() + "/c";
-  ASSERT_TRUE(sim::Simulate(Config(c, 3, 1, 6)).ok());
+  ASSERT_TRUE(sim::Simulate(RestoreConfig(c, 3, 1, 6)).ok());
   fs::create_directories(dir.path() + "/full");
   std::ofstream(dir.path() + "/full/keep") << "x";
   EXPECT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/full"}).code, 2);
@@ -169,7 +169,7 @@ TEST(Restore, RefusesANonEmptyOutputAndAnInconsistentCut) {
 TEST(Restore, DryRunWritesNothing) {
   TempDir dir;
   std::string c = dir.path() + "/c";
-  ASSERT_TRUE(sim::Simulate(Config(c, 3, 1, 7)).ok());
+  ASSERT_TRUE(sim::Simulate(RestoreConfig(c, 3, 1, 7)).ok());
   auto r = RunCli({"restore", c, "--increment", "1", "--dry-run", "-o", dir.path() + "/out"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("restore plan"), std::string::npos);
@@ -180,7 +180,7 @@ TEST(Restore, DryRunWritesNothing) {
 TEST(Verify, FindsAChangedValueAndAFileThatDoesNotMatchTheManifest) {
   TempDir dir;
   std::string c = dir.path() + "/c", out = dir.path() + "/r";
-  ASSERT_TRUE(sim::Simulate(Config(c, 3, 1, 8)).ok());
+  ASSERT_TRUE(sim::Simulate(RestoreConfig(c, 3, 1, 8)).ok());
   ASSERT_EQ(RunCli({"restore", c, "--latest", "-o", out}).code, 0);
   ASSERT_EQ(RunCli({"verify", out}).code, 0);
   std::string file;
@@ -207,7 +207,7 @@ TEST(Restore, BrokenCutsAreCaught) {
     for (uint64_t seed = 1; seed <= 6; ++seed) {
       TempDir dir;
       std::string c = dir.path() + "/c";
-      sim::SimConfig cfg = Config(c, 3, 1, seed);
+      sim::SimConfig cfg = RestoreConfig(c, 3, 1, seed);
       cfg.bug = bug;
       ASSERT_TRUE(sim::Simulate(cfg).ok());
       std::ifstream in(c + "/truth/cuts.json");

@@ -22,8 +22,8 @@ namespace {
 
 using testing_support::TempDir;
 
-constexpr uint32_t kPartitions = 4;
-constexpr uint32_t kAccounts = 16;
+constexpr uint32_t kScenarioPartitions = 4;
+constexpr uint32_t kScenarioAccounts = 16;
 
 enum class Near { kInitiator, kLastServer, kClient };
 enum class Keys { kOne, kTwoOnePrimary, kTwoPrimaries };
@@ -48,8 +48,8 @@ sim::SimConfig Base(const std::string& dir, const Scenario& s) {
   c.nodes = s.nodes;
   c.backups = s.backups;
   c.clients = 1;
-  c.partitions = kPartitions;
-  c.accounts = kAccounts;
+  c.partitions = kScenarioPartitions;
+  c.accounts = kScenarioAccounts;
   c.txs = 1;
   c.concurrency = 1;
   c.cuts = 1;
@@ -76,12 +76,12 @@ std::vector<uint32_t> PickAccounts(const Scenario& s) {
   auto assignment = doc["topology_versions"][0]["assignment"];
   auto primary = [&](uint32_t a) {
     std::string key = fmt::format("acct-{}", a);
-    uint64_t p = XXH3_64bits(key.data(), key.size()) % kPartitions;
+    uint64_t p = XXH3_64bits(key.data(), key.size()) % kScenarioPartitions;
     return std::make_pair(assignment[p][0].get<std::string>(), p);
   };
-  for (uint32_t a = 0; a < kAccounts; ++a) {
+  for (uint32_t a = 0; a < kScenarioAccounts; ++a) {
     if (s.keys == Keys::kOne) return {a};
-    for (uint32_t b = a + 1; b < kAccounts; ++b) {
+    for (uint32_t b = a + 1; b < kScenarioAccounts; ++b) {
       auto [pa, parta] = primary(a);
       auto [pb, partb] = primary(b);
       if (s.keys == Keys::kTwoOnePrimary && pa == pb && parta == partb) return {a, b};

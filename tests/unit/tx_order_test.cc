@@ -5,56 +5,56 @@
 
 namespace {
 
-const wal::TxId kA{1, 1, 1}, kB{1, 2, 7};
+const wal::TxId kTxA{1, 1, 1}, kTxB{1, 2, 7};
 
 TEST(TxOrder, NothingIsCheckedBeforeStart) {
   cut::TxOrder o;
-  EXPECT_EQ(o.OnWrite(kA), "");
-  EXPECT_EQ(o.OnFinal(kA, "COMMITTED"), "");
+  EXPECT_EQ(o.OnWrite(kTxA), "");
+  EXPECT_EQ(o.OnFinal(kTxA, "COMMITTED"), "");
   EXPECT_EQ(o.OnWrite(wal::TxId{}), "");
 }
 
 TEST(TxOrder, ARolePreparesWritesAndEnds) {
   cut::TxOrder o;
   o.Start();
-  EXPECT_EQ(o.OnPrepared(kA), "");
-  EXPECT_TRUE(o.IsOpen(kA));
-  EXPECT_EQ(o.OnWrite(kA), "");
-  EXPECT_EQ(o.OnFinal(kA, "COMMITTED"), "");
-  EXPECT_FALSE(o.IsOpen(kA));
+  EXPECT_EQ(o.OnPrepared(kTxA), "");
+  EXPECT_TRUE(o.IsOpen(kTxA));
+  EXPECT_EQ(o.OnWrite(kTxA), "");
+  EXPECT_EQ(o.OnFinal(kTxA, "COMMITTED"), "");
+  EXPECT_FALSE(o.IsOpen(kTxA));
   EXPECT_EQ(o.open(), 0u);
 }
 
 TEST(TxOrder, TwoRolesOnOneNodeEachEndOnce) {
   cut::TxOrder o;
   o.Start();
-  EXPECT_EQ(o.OnPrepared(kA), "");
-  EXPECT_EQ(o.OnPrepared(kA), "");
-  EXPECT_EQ(o.OnPrepared(kB), "");
-  EXPECT_EQ(o.OnWrite(kA), "");
-  EXPECT_EQ(o.OnFinal(kA, "COMMITTED"), "");
-  EXPECT_TRUE(o.IsOpen(kA));  // the second role
-  EXPECT_EQ(o.OnWrite(kA), "");
-  EXPECT_EQ(o.OnFinal(kA, "COMMITTED"), "");
-  EXPECT_FALSE(o.IsOpen(kA));
-  EXPECT_TRUE(o.IsOpen(kB));
-  EXPECT_NE(o.OnFinal(kA, "COMMITTED"), "");  // a third final: no role left
+  EXPECT_EQ(o.OnPrepared(kTxA), "");
+  EXPECT_EQ(o.OnPrepared(kTxA), "");
+  EXPECT_EQ(o.OnPrepared(kTxB), "");
+  EXPECT_EQ(o.OnWrite(kTxA), "");
+  EXPECT_EQ(o.OnFinal(kTxA, "COMMITTED"), "");
+  EXPECT_TRUE(o.IsOpen(kTxA));  // the second role
+  EXPECT_EQ(o.OnWrite(kTxA), "");
+  EXPECT_EQ(o.OnFinal(kTxA, "COMMITTED"), "");
+  EXPECT_FALSE(o.IsOpen(kTxA));
+  EXPECT_TRUE(o.IsOpen(kTxB));
+  EXPECT_NE(o.OnFinal(kTxA, "COMMITTED"), "");  // a third final: no role left
 }
 
 TEST(TxOrder, AWriteAfterTheLastFinalIsOutOfOrder) {
   cut::TxOrder o;
   o.Start();
-  (void)o.OnPrepared(kA);
-  EXPECT_EQ(o.OnFinal(kA, "COMMITTED"), "");
-  const std::string why = o.OnWrite(kA);
+  (void)o.OnPrepared(kTxA);
+  EXPECT_EQ(o.OnFinal(kTxA, "COMMITTED"), "");
+  const std::string why = o.OnWrite(kTxA);
   EXPECT_NE(why.find("1.1.1"), std::string::npos) << why;
-  EXPECT_EQ(o.OnWrite(kA), "");  // the same record's other entries: reported once
+  EXPECT_EQ(o.OnWrite(kTxA), "");  // the same record's other entries: reported once
 }
 
 TEST(TxOrder, AFinalWithNoPreparedIsOutOfOrder) {
   cut::TxOrder o;
   o.Start();
-  EXPECT_NE(o.OnFinal(kB, "ROLLED_BACK").find("ROLLED_BACK record of transaction 1.2.7"), std::string::npos);
+  EXPECT_NE(o.OnFinal(kTxB, "ROLLED_BACK").find("ROLLED_BACK record of transaction 1.2.7"), std::string::npos);
 }
 
 TEST(TxOrder, AnInitialLoadAfterTheSnapshotIsOutOfOrder) {
