@@ -286,9 +286,9 @@ void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
     const auto& c = report.cuts[i];
     fmt::format_to(it, "{}\n", CutHeadline(c));
     fmt::format_to(it, "  started ");
-    AppendTimestamp(b, c.start_ts);
+    AppendTime(b, c.start_ts);
     fmt::format_to(it, " finished ");
-    AppendTimestamp(b, c.finish_ts);
+    AppendTime(b, c.finish_ts);
     fmt::format_to(it, "\n");
     for (const auto& n : c.nodes) {
       fmt::format_to(it, "  {:<12} start {:<14} finish {:<14} before {:>5} after {:>5}\n", n.node,
@@ -298,11 +298,12 @@ void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
     if (i < l.windows.size() && l.windows[i]) {
       const IncrementWindow& w = *l.windows[i];
       fmt::format_to(it, "  increment");
-      if (w.to_ts != 0) {  // Ignite's cut records carry no time
+      if (w.to_ts != 0) {
         fmt::format_to(it, " from ");
-        AppendTimestamp(b, w.from_ts);
+        if (w.from_ts != 0) AppendTime(b, w.from_ts);
+        else AppendTimestamp(b, 0);  // the simulator's first base snapshot
         fmt::format_to(it, " to ");
-        AppendTimestamp(b, w.to_ts);
+        AppendTime(b, w.to_ts);
       }
       fmt::format_to(it, ": {} records, {} of WAL, {} commits; adds {} Before commits", w.records, Size(w.bytes),
                      w.commits, w.before_commits);

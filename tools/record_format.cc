@@ -9,6 +9,7 @@
 #include "tools/dump_ignite.h"
 #include "tools/escape.h"
 #include "tools/record_put.h"
+#include "tools/time_target.h"
 
 namespace tools {
 
@@ -332,6 +333,19 @@ void AppendTimestamp(fmt::memory_buffer* out, uint64_t ns) {
     r /= 10;
   }
   AppendRaw(out, frac, 10);
+}
+
+void AppendTime(fmt::memory_buffer* out, uint64_t ns) {
+  constexpr uint64_t kWallClockFrom = 1'000'000'000'000'000'000;  // 2001-09-09T01:46:40Z
+  if (ns == 0) {
+    out->push_back('-');
+  } else if (ns < kWallClockFrom) {
+    AppendTimestamp(out, ns);
+  } else {
+    std::string iso = FormatIsoTime(ns);  // ...ss.nnnnnnnnnZ
+    if (ns % 1'000'000 == 0) iso.erase(iso.size() - 7, 6);
+    AppendRaw(out, iso.data(), iso.size());
+  }
 }
 
 void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f,

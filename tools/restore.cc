@@ -325,10 +325,6 @@ int RunRestore(const RestoreOptions& o, Output& output) {
       output.Error("restore takes one of walcut's cluster directories (several only of Apache Ignite's)");
       return kExitUsage;
     }
-    if (!ignite_wals.empty() && o.time) {
-      output.Error("restore --time: Ignite's increments carry no time walcut reads; choose one with --increment or --cut");
-      return kExitUsage;
-    }
   }
   // An output that would be refused is refused now, not after every WAL is read.
   if (!o.dry_run) {
