@@ -18,7 +18,7 @@ void RegisterData(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   sub->add_option("--node", o->nodes, "Only this node (repeatable)");
   sub->add_option("--snapshot", o->snapshot, "Ignite: the full snapshot NAME of the work directories given");
-  sub->add_option("--cache", o->caches, "Ignite: only this cache, by name or id (repeatable)");
+  sub->add_option("--cache", o->caches, "Only this cache, by name or id (repeatable)");
   AddWhole(sub, "--partition", partition.get(), 0, UINT32_MAX, "Only partition P");
   sub->add_flag("--summary", o->summary, "One line per partition file, without the entries");
   sub->callback([o, common, partition, &ctx] {

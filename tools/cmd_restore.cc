@@ -37,9 +37,9 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   i->excludes(l)->excludes(t);
   l->excludes(t);
   sub->add_option("--node", o->nodes, "Restore only this node (repeatable)");
-  auto caches = std::make_shared<std::vector<std::string>>();
   auto partitions = std::make_shared<std::vector<std::string>>();
-  sub->add_option("--cache", *caches, "Restore only this cache id (repeatable)")->type_name("ID");
+  sub->add_option("--cache", o->cache_names, "Restore only this cache, by name or id (repeatable)")
+      ->type_name("CACHE");
   sub->add_option("--partition", *partitions, "Restore only this partition, of every cache restored (repeatable)")
       ->type_name("P");
   AddWhole(sub, "--jobs", &o->jobs, 1, 256,
@@ -47,11 +47,10 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");
   sub->add_flag("--force", o->force,
                 "Keep the output even when its copies do not all agree (marked so in restore.json)");
-  sub->callback([o, dirs, common, cut, increment, time, caches, partitions, &ctx] {
+  sub->callback([o, dirs, common, cut, increment, time, partitions, &ctx] {
     o->dir = dirs->front();
     o->more_dirs.assign(dirs->begin() + 1, dirs->end());
-    for (auto [flag, texts, out] : {std::make_tuple("--cache", caches.get(), &o->caches),
-                                    std::make_tuple("--partition", partitions.get(), &o->partitions)}) {
+    for (auto [flag, texts, out] : {std::make_tuple("--partition", partitions.get(), &o->partitions)}) {
       for (const auto& text : *texts) {
         uint64_t v = 0;
         if (!ParseWhole(text, 0, UINT32_MAX, &v)) {

@@ -1,12 +1,17 @@
 #include "tools/data.h"
 
 #include <algorithm>
+#include <charconv>
+#include <climits>
 #include <filesystem>
 #include <iterator>
+#include <map>
+#include <set>
 
 #include "app/ignite_stores.h"
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
+#include "libcut/cluster_file.h"
 #include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
 #include "tools/data_dirs.h"
@@ -23,6 +28,14 @@ namespace {
 struct Objects {
   bool ignite = false;
   wal::BinaryTypes types;
+  std::map<uint32_t, std::string> cache_names;  // from the cluster.json found, by id
+
+  // A cache id as printed: Ignite's are Java ints, printed signed as dump and Ignite print them.
+  std::string Id(uint32_t id) const { return ignite ? std::to_string(static_cast<int32_t>(id)) : std::to_string(id); }
+  std::string Name(uint32_t id) const {
+    auto it = cache_names.find(id);
+    return it == cache_names.end() ? std::string() : it->second;
+  }
 
   std::string Text(std::string_view bytes) const {
     if (bytes.empty()) return {};
@@ -35,12 +48,20 @@ struct Objects {
 };
 
 // The restore.json above `path` (a restored directory, one of its nodes, or a node's
-// data/): whether its partition files hold Ignite's objects.
+// data/): whether its partition files hold Ignite's objects; and the caches' names from the
+// cluster.json of the restore or cluster directory.
 void FindObjects(const std::string& path, Objects* o, Output& output) {
   fs::path p = fs::absolute(path).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();
   for (int up = 0; up < 3 && !p.empty(); ++up, p = p.parent_path()) {
     std::error_code ec;
+    if (o->cache_names.empty() && fs::exists(p / "cluster.json", ec)) {
+      if (auto cluster = cut::ReadClusterFile(p.string()); cluster.ok()) {
+        for (const auto& c : cluster->caches) {
+          if (!c.name.empty()) o->cache_names[c.id] = c.name;
+        }
+      }  // an unreadable one: the ids alone (verify checks the directory)
+    }
     if (!fs::exists(p / recovery::kManifestFileName, ec)) continue;
     auto m = recovery::ReadManifest(p.string());
     if (!m.ok()) {
@@ -63,6 +84,7 @@ void PartitionJson(const recovery::PartitionFile& f, bool summary, const Objects
   } else {
     j.BeginObject().Field("cache", f.cache_id);
   }
+  if (const std::string name = o.Name(f.cache_id); !name.empty()) j.Field("cache_name", name);
   j.Field("partition", f.partition).Field("counter", f.lwm);
   j.Field("lwm", f.lwm).Field("hwm", f.hwm).Field("hash", fmt::format("0x{:016x}", recovery::ContentHash(f)));
   j.Key("entries").BeginArray();
@@ -83,7 +105,8 @@ void PartitionJson(const recovery::PartitionFile& f, bool summary, const Objects
 void PartitionText(const std::string& node, const recovery::PartitionFile& f, bool summary, const Objects& o,
                    fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
-  const std::string cache = o.ignite ? std::to_string(static_cast<int32_t>(f.cache_id)) : std::to_string(f.cache_id);
+  std::string cache = o.Id(f.cache_id);
+  if (const std::string name = o.Name(f.cache_id); !name.empty()) cache += " (" + name + ")";
   fmt::format_to(it, "{} cache {} partition {} counter {} lwm {} hwm {} entries {} hash 0x{:016x}\n", node, cache,
                  f.partition, f.lwm, f.lwm, f.hwm, f.entries.size(), recovery::ContentHash(f));
   for (size_t i = 0; i < f.entries.size() && !summary; ++i) {
@@ -104,8 +127,8 @@ int RunData(const DataOptions& o, Output& output) {
     output.Error("data takes one of walcut's directories (several only of Apache Ignite's)");
     return kExitUsage;
   }
-  if (!o.snapshot.empty() || !o.caches.empty()) {
-    output.Error("--snapshot and --cache take Apache Ignite's page files; \"{}\" is walcut's", o.paths[0]);
+  if (!o.snapshot.empty()) {
+    output.Error("--snapshot takes Apache Ignite's page files; \"{}\" is walcut's", o.paths[0]);
     return kExitUsage;
   }
   const std::string& path = o.paths[0];
@@ -122,6 +145,28 @@ int RunData(const DataOptions& o, Output& output) {
   }
   Objects objects;
   FindObjects(path, &objects, output);
+  // --cache: by name or id, each a cache the cluster.json names (any id without one).
+  std::set<uint32_t> caches;
+  for (const auto& want : o.caches) {
+    std::optional<uint32_t> id;
+    for (const auto& [cid, name] : objects.cache_names) {
+      if (want == name || want == objects.Id(cid)) id = cid;
+    }
+    if (!id && objects.cache_names.empty()) {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(want.data(), want.data() + want.size(), v);
+      if (ec == std::errc() && end == want.data() + want.size() && v >= INT32_MIN && v <= UINT32_MAX) {
+        id = static_cast<uint32_t>(v);
+      }
+    }
+    if (!id) {
+      std::string have;
+      for (const auto& [cid, name] : objects.cache_names) have += fmt::format("{}{} ({})", have.empty() ? "" : ", ", name, objects.Id(cid));
+      output.Error("--cache: no cache \"{}\" in \"{}\"{}", want, path, have.empty() ? "" : " (its caches: " + have + ")");
+      return kExitUsage;
+    }
+    caches.insert(*id);
+  }
   bool damaged = false;
   fmt::memory_buffer b;
   JsonWriter j(&b);
@@ -137,6 +182,7 @@ int RunData(const DataOptions& o, Output& output) {
         continue;
       }
       if (o.partition && f->partition != *o.partition) continue;
+      if (!caches.empty() && caches.count(f->cache_id) == 0) continue;
       if (o.json) {
         PartitionJson(*f, o.summary, objects, j);
       } else if (!o.quiet) {

@@ -13,7 +13,7 @@ struct DataOptions {
   std::vector<std::string> paths;  // one of walcut's; Apache Ignite's page stores, several
   std::string snapshot;            // Ignite: the full snapshot a work directory holds
   std::vector<std::string> nodes;
-  std::vector<std::string> caches;  // Ignite: names or ids
+  std::vector<std::string> caches;  // names or ids
   std::optional<uint32_t> partition;
   bool json = false;
   bool quiet = false;

@@ -1,0 +1,96 @@
+// Caches by name: data prints a cache's name beside its id where the directory's
+// cluster.json names it, and data --cache and restore --cache take a name or an id, of
+// walcut's clusters and of Apache Ignite's directories alike; a name the input does not
+// have is a usage error listing the caches it has.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+using testing_support::RunCli;
+using testing_support::TempDir;
+
+const std::string kFullNodes = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/full/nodes";
+
+std::string SmallCluster(const TempDir& tmp) {
+  const std::string c = tmp.path() + "/c";
+  EXPECT_EQ(RunCli({"simulate", "-q", "-o", c, "--nodes", "2", "--clients", "0", "--partitions", "2", "--accounts",
+                    "6", "--txs", "20", "--cuts", "1"})
+                .code,
+            0);
+  return c;
+}
+
+TEST(CacheNames, DataPrintsTheNameBesideTheId) {
+  TempDir tmp;
+  const std::string c = SmallCluster(tmp);
+  auto text = RunCli({"data", "--summary", c});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("node-0 cache 1 (accounts) partition 0 "), std::string::npos) << text.out;
+  auto json = RunCli({"data", "--json", "--summary", c});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["nodes"][0]["partitions"][0]["cache_name"], "accounts");
+  // A restore's cluster.json names them too.
+  ASSERT_EQ(RunCli({"restore", "-q", c, "--latest", "-o", tmp.path() + "/r"}).code, 0);
+  auto restored = RunCli({"data", "--summary", tmp.path() + "/r"});
+  EXPECT_NE(restored.out.find("cache 1 (accounts) partition"), std::string::npos) << restored.out;
+}
+
+TEST(CacheNames, DataCacheTakesANameOrAnIdAndRefusesOneItDoesNotHave) {
+  TempDir tmp;
+  const std::string c = SmallCluster(tmp);
+  const std::string all = RunCli({"data", "--summary", c}).out;
+  EXPECT_EQ(RunCli({"data", "--summary", "--cache", "accounts", c}).out, all);
+  EXPECT_EQ(RunCli({"data", "--summary", "--cache", "1", c}).out, all);
+  auto missing = RunCli({"data", "--summary", "--cache", "orders", c});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_NE(missing.err.find("no cache \"orders\""), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("its caches: accounts (1)"), std::string::npos) << missing.err;
+  EXPECT_EQ(RunCli({"data", "--summary", "--cache", "2", c}).code, 2);
+}
+
+TEST(CacheNames, RestoreCacheByNameRestoresOnlyThatCacheOfIgnite) {
+  TempDir tmp;
+  const std::string out = tmp.path() + "/r";
+  auto r = RunCli({"restore", kFullNodes, "--latest", "--cache", "vault", "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto data = RunCli({"data", "--json", "--summary", out});
+  ASSERT_EQ(data.code, 0) << data.err;
+  const auto j = nlohmann::json::parse(data.out);
+  size_t copies = 0;
+  for (const auto& n : j["nodes"]) {
+    for (const auto& p : n["partitions"]) {
+      EXPECT_EQ(p["cache"], 111981106) << p.dump();  // Ignite's id of "vault"
+      ++copies;
+    }
+  }
+  EXPECT_GT(copies, 0u);
+  // By its id, the same restore.
+  auto by_id = RunCli({"restore", kFullNodes, "--latest", "--cache", "111981106", "-o", tmp.path() + "/r2"});
+  ASSERT_EQ(by_id.code, 0) << by_id.err;
+  EXPECT_EQ(RunCli({"data", "--json", "--summary", tmp.path() + "/r2"}).out, data.out);
+}
+
+TEST(CacheNames, RestoreCacheThatIsNoneOfTheInputsIsAUsageErrorListingThem) {
+  TempDir tmp;
+  auto ignite = RunCli({"restore", kFullNodes, "--latest", "--cache", "orders", "-o", tmp.path() + "/r"});
+  EXPECT_EQ(ignite.code, 2);
+  EXPECT_NE(ignite.err.find("no cache \"orders\""), std::string::npos) << ignite.err;
+  EXPECT_NE(ignite.err.find("vault (111981106)"), std::string::npos) << ignite.err;
+  EXPECT_NE(ignite.err.find("events (-1291329255)"), std::string::npos) << ignite.err;
+  const std::string c = SmallCluster(tmp);
+  auto own = RunCli({"restore", c, "--latest", "--cache", "orders", "-o", tmp.path() + "/r"});
+  EXPECT_EQ(own.code, 2);
+  EXPECT_NE(own.err.find("its caches: accounts (1)"), std::string::npos) << own.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/r"));
+}
+
+}  // namespace
