@@ -14,11 +14,12 @@
 #include "libwal/write_all.h"
 
 namespace wal {
-namespace {
 
 Status Errno(const char* what, const std::string& path) {
   return Status::IoError(fmt::format("cannot {} \"{}\": {}", what, path, strerror(errno)));
 }
+
+namespace {
 
 // The bytes of the regular file `path`, at most `limit`: a larger file is refused when
 // `whole`, else read up to the limit.

@@ -11,6 +11,9 @@
 
 namespace wal {
 
+// kIoError "cannot WHAT "PATH": strerror(errno)", for the call that just failed.
+Status Errno(const char* what, const std::string& path);
+
 // The bytes of the regular file `path`, refused when larger than `max_bytes`.
 // kNotFound when it does not exist, kIoError when it cannot be read (the message names
 // the path and the system's reason), kInvalidArgument when it is too large or not a

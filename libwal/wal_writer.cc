@@ -20,10 +20,6 @@
 namespace wal {
 namespace {
 
-Status Errno(const char* what, const std::string& path) {
-  return Status::IoError(fmt::format("cannot {} \"{}\": {}", what, path, strerror(errno)));
-}
-
 WriteHook* g_write_hook = nullptr;
 
 }  // namespace

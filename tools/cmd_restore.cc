@@ -36,12 +36,15 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx) {
   c->excludes(i)->excludes(l)->excludes(t);
   i->excludes(l)->excludes(t);
   l->excludes(t);
-  sub->add_option("--node", o->nodes, "Restore only this node (repeatable)");
+  sub->add_option("--node", o->nodes, "Restore only this node (repeatable)")
+      ->allow_extra_args(false);  // one value each time: DIR may follow
   auto partitions = std::make_shared<std::vector<std::string>>();
   sub->add_option("--cache", o->cache_names, "Restore only this cache, by name or id (repeatable)")
-      ->type_name("CACHE");
+      ->type_name("CACHE")
+      ->allow_extra_args(false);  // one value each time: DIR may follow
   sub->add_option("--partition", *partitions, "Restore only this partition, of every cache restored (repeatable)")
-      ->type_name("P");
+      ->type_name("P")
+      ->allow_extra_args(false);  // one value each time: DIR may follow
   AddWhole(sub, "--jobs", &o->jobs, 1, 256,
            "Threads: reading the WALs, then nodes restored at once (default: one per core)");
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and write nothing");

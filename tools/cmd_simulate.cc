@@ -156,12 +156,15 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx) {
           "Share of 2PC transactions one participant ends in the UNKNOWN state (default 0)");
   sub->add_option("--crash", a->crashes,
                   "Stop server NODE at WHEN: a transaction count (@5000) or a simulated time (@2.5s); repeatable")
-      ->type_name("NODE@WHEN");
+      ->type_name("NODE@WHEN")
+      ->allow_extra_args(false);  // one value each time
   sub->add_flag("--torn-tail", c.torn_tail, "A crashed server's last WAL record is cut short");
   sub->add_option("--crash-client", a->client_crashes, "Stop client CLIENT at WHEN; repeatable")
-      ->type_name("CLIENT@WHEN");
+      ->type_name("CLIENT@WHEN")
+      ->allow_extra_args(false);  // one value each time
   sub->add_option("--join-client", a->joins, "A new client joins at WHEN (named after the others); repeatable")
-      ->type_name("@WHEN");
+      ->type_name("@WHEN")
+      ->allow_extra_args(false);  // one value each time
   sub->add_option("--inject-bug", a->bug,
                   "Run a deliberately broken cut algorithm: no-tx-cut-id, no-wrap, early-finish, ignore-recovery")
       ->check(CLI::IsMember({"none", "no-tx-cut-id", "no-wrap", "early-finish", "ignore-recovery"}));

@@ -171,6 +171,7 @@ int RunData(const DataOptions& o, Output& output) {
   fmt::memory_buffer b;
   JsonWriter j(&b);
   if (o.json) j.BeginObject().Field("schema", 1).Key("nodes").BeginArray();
+  if (o.format == DataFormat::kCsv) AppendCsvHeader(&b);
   for (const auto& d : *dirs) {
     if (!o.nodes.empty() && std::find(o.nodes.begin(), o.nodes.end(), d.node) == o.nodes.end()) continue;
     if (o.json) j.BeginObject().Field("node", d.node).Key("partitions").BeginArray();
@@ -183,7 +184,18 @@ int RunData(const DataOptions& o, Output& output) {
       }
       if (o.partition && f->partition != *o.partition) continue;
       if (!caches.empty() && caches.count(f->cache_id) == 0) continue;
-      if (o.json) {
+      if (o.Rows() && !o.quiet) {
+        const int64_t id = objects.ignite ? int64_t{static_cast<int32_t>(f->cache_id)} : int64_t{f->cache_id};
+        const std::string name = objects.Name(f->cache_id);
+        for (const auto& e : f->entries) {
+          const std::string key = objects.ignite ? objects.Text(e.key) : e.key;
+          const std::string value = objects.ignite ? objects.Text(e.value) : e.value;
+          const std::string key_class = objects.ignite ? objects.Class(e.key) : std::string();
+          const std::string value_class = objects.ignite ? objects.Class(e.value) : std::string();
+          const DataRow row{d.node, id, name, f->partition, key, value, key_class, value_class, e.counter};
+          o.format == DataFormat::kCsv ? AppendCsvRow(row, &b) : AppendJsonlRow(row, &b);
+        }
+      } else if (o.json) {
         PartitionJson(*f, o.summary, objects, j);
       } else if (!o.quiet) {
         PartitionText(d.node, *f, o.summary, objects, &b);

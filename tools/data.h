@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/data_rows.h"
 #include "tools/output.h"
 
 namespace tools {
@@ -16,8 +17,10 @@ struct DataOptions {
   std::vector<std::string> caches;  // names or ids
   std::optional<uint32_t> partition;
   bool json = false;
+  DataFormat format = DataFormat::kText;  // --format (--json: kJson)
   bool quiet = false;
   bool summary = false;  // no entries, one line per partition file
+  bool Rows() const { return format == DataFormat::kJsonl || format == DataFormat::kCsv; }
 };
 
 int RunData(const DataOptions& options, Output& output);

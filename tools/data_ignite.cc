@@ -85,6 +85,7 @@ int RunIgniteData(const DataOptions& o, Output& output) {
   fmt::memory_buffer b;
   JsonWriter j(&b);
   if (o.json) j.BeginObject().Field("schema", 1).Key("nodes").BeginArray();
+  if (o.format == DataFormat::kCsv) AppendCsvHeader(&b);
   for (const auto& node : stores->nodes) {
     if (!o.nodes.empty() && std::find(o.nodes.begin(), o.nodes.end(), node.node) == o.nodes.end()) continue;
     auto groups = wal::ListIgniteGroups(node.store);
@@ -125,7 +126,15 @@ int RunIgniteData(const DataOptions& o, Output& output) {
           const std::string name = recovery::IgniteCacheName(g, static_cast<int32_t>(f.cache_id));
           if (!CacheWanted(o, name, static_cast<int32_t>(f.cache_id))) continue;
           any_cache = true;
-          if (o.json) {
+          if (o.Rows() && !o.quiet) {
+            for (const auto& e : f.entries) {
+              const std::string key = Text(e.key, types), value = Text(e.value, types);
+              const std::string key_class = Class(e.key), value_class = Class(e.value);
+              const DataRow row{node.node, static_cast<int32_t>(f.cache_id), name, f.partition, key, value,
+                                key_class, value_class, e.counter};
+              o.format == DataFormat::kCsv ? AppendCsvRow(row, &b) : AppendJsonlRow(row, &b);
+            }
+          } else if (o.json) {
             CopyJson(name, f, o.summary, types, j);
           } else if (!o.quiet) {
             CopyText(node.node, name, f, o.summary, types, &b);

@@ -12,6 +12,8 @@
 
 namespace tools {
 namespace {
+// Apart from record_format.cc's describers of walcut's records, which share their names.
+namespace ignite_rows {
 
 using wal::AnyRecord;
 
@@ -255,6 +257,7 @@ constexpr RecordDesc kIgniteDescs[] = {
     {40, Nothing, Nothing},
 };
 
+}  // namespace ignite_rows
 }  // namespace
 
 void PutIgniteVersionJson(fmt::memory_buffer* out, const wal::TxId& id) {
@@ -270,7 +273,7 @@ void PutIgniteVersionJson(fmt::memory_buffer* out, const wal::TxId& id) {
 const RecordDesc* IgniteDescOf(uint8_t type) {
   static const auto* const by_id = [] {
     static std::array<const RecordDesc*, 256> t{};
-    for (const auto& d : kIgniteDescs) t[d.type] = &d;
+    for (const auto& d : ignite_rows::kIgniteDescs) t[d.type] = &d;
     return &t;
   }();
   return (*by_id)[type];

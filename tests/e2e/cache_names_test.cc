@@ -1,7 +1,8 @@
-// Caches by name: data prints a cache's name beside its id where the directory's
+// Caches by name, and rows out: data prints a cache's name beside its id where the directory's
 // cluster.json names it, and data --cache and restore --cache take a name or an id, of
 // walcut's clusters and of Apache Ignite's directories alike; a name the input does not
 // have is a usage error listing the caches it has.
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -91,6 +92,44 @@ TEST(CacheNames, RestoreCacheThatIsNoneOfTheInputsIsAUsageErrorListingThem) {
   EXPECT_EQ(own.code, 2);
   EXPECT_NE(own.err.find("its caches: accounts (1)"), std::string::npos) << own.err;
   EXPECT_FALSE(std::filesystem::exists(tmp.path() + "/r"));
+}
+
+// data --format jsonl|csv: one row per key, the same rows as the text, for walcut's restores
+// and Ignite's snapshots; CSV quotes what needs it.
+TEST(DataRows, JsonlAndCsvHaveOneRowPerKeyOfTheText) {
+  TempDir tmp;
+  const std::string c = SmallCluster(tmp);
+  auto text = RunCli({"data", c});
+  size_t keys = 0;
+  for (size_t at = 0; (at = text.out.find("\n  ", at)) != std::string::npos; ++at) ++keys;
+  ASSERT_GT(keys, 0u);
+  auto jsonl = RunCli({"data", "--format", "jsonl", c});
+  ASSERT_EQ(jsonl.code, 0) << jsonl.err;
+  size_t rows = 0, at = 0;
+  while (at < jsonl.out.size()) {
+    const size_t end = jsonl.out.find('\n', at);
+    const auto row = nlohmann::json::parse(jsonl.out.substr(at, end - at));
+    EXPECT_EQ(row["cache_name"], "accounts");
+    EXPECT_NE(text.out.find("\"" + row["key"].get<std::string>() + "\" = \"" + row["value"].get<std::string>() + "\""),
+              std::string::npos)
+        << row.dump();
+    ++rows;
+    at = end + 1;
+  }
+  EXPECT_EQ(rows, keys);
+  auto csv = RunCli({"data", "--format", "csv", c});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "node,cache,cache_name,partition,key,value,counter");
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.out.begin(), csv.out.end(), '\n')), keys + 1);
+  // Ignite's binary values hold quotes and commas: quoted, their quotes doubled.
+  auto ignite = RunCli({"data", "--format", "csv", "--snapshot", "snap", "--cache", "vault", kFullNodes});
+  ASSERT_EQ(ignite.code, 0) << ignite.err;
+  EXPECT_NE(ignite.out.find(",vault,"), std::string::npos);
+  EXPECT_NE(ignite.out.find("\"binary(-1075729459 org.walcut.ignite.Account){balance="), std::string::npos)
+      << ignite.out.substr(0, 400);
+  EXPECT_NE(ignite.out.find(",owner=\"\"owner-"), std::string::npos) << ignite.out.substr(0, 400);
+  EXPECT_EQ(RunCli({"data", "--format", "csv", "--summary", c}).code, 2);
+  EXPECT_EQ(RunCli({"data", "--format", "csv", "--json", c}).code, 2);
 }
 
 }  // namespace
