@@ -268,6 +268,35 @@ std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<Wal
   return out;
 }
 
+namespace {
+
+// A folder one level off from an input (an Ignite work directory's db/ or db/wal/, a folder
+// whose nodes/ holds the inputs): what to give instead, or "" when it is not one of those.
+std::string OneLevelOff(const fs::path& p, const fs::path& abs) {
+  std::error_code ec;
+  const fs::path work = abs.filename() == "db" ? abs.parent_path()
+                        : abs.filename() == "wal" && abs.parent_path().filename() == "db"
+                            ? abs.parent_path().parent_path()
+                            : fs::path();
+  if (!work.empty() && !HasSegments(abs.filename() == "db" ? p / "wal" : p) &&
+      fs::is_directory(work / "db" / "wal", ec)) {
+    // Named as the user named the folder: its parent (or grandparent), when the path given has one.
+    fs::path given = p.lexically_normal();
+    if (given.filename().empty()) given = given.parent_path();
+    fs::path up = abs.filename() == "db" ? given.parent_path() : given.parent_path().parent_path();
+    if (up.empty() || (abs.filename() == "wal" && given.parent_path().filename() != "db")) up = work;
+    return fmt::format("is a folder of an Apache Ignite work directory: give the work directory \"{}\" instead",
+                       up.string());
+  }
+  if (!fs::exists(p / "wal", ec) && !HasSegments(p) && !fs::exists(p / cut::kClusterFileName, ec) &&
+      IgniteInputsOf(p).empty() && fs::is_directory(p / "nodes", ec) && !IgniteInputsOf(p / "nodes").empty()) {
+    return fmt::format("holds its nodes in nodes/: give \"{}\" instead", (p / "nodes").string());
+  }
+  return {};
+}
+
+}  // namespace
+
 wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, bool cluster_above) {
   WalInputs result;
   std::vector<WalInput>& inputs = result.nodes;
@@ -298,6 +327,9 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
     }
     fs::path abs = fs::absolute(p).lexically_normal();
     if (abs.filename().empty()) abs = abs.parent_path();
+    if (auto instead = OneLevelOff(p, abs); !instead.empty()) {
+      return wal::Status::InvalidArgument(fmt::format("\"{}\" {}", arg, instead));
+    }
     if (fs::is_directory(p / "wal")) {
       inputs.push_back({abs.filename().string(), (p / "wal").string(), {}, false, {}, {}});
       // A node of a cluster directory: its cluster file says which other nodes there are.

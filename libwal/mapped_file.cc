@@ -28,8 +28,12 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
     return Status::IoError(fmt::format("cannot read \"{}\": {}", path, S_ISREG(st.st_mode) ? strerror(e) : "not a regular file"));
   }
   const auto size = static_cast<size_t>(st.st_size);
+  // A small file is read, not mapped: unmapping, in a process whose other threads run on
+  // other cores, interrupts each of them to flush its TLB, which costs more than copying a
+  // page file of a few dozen KiB (a restore reads hundreds).
+  constexpr size_t kMapFrom = size_t{1} << 20;
   if (size > 0) {
-    void* m = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void* m = size >= kMapFrom ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     if (m != MAP_FAILED) {
       f.map_ = static_cast<const char*>(m);
       f.size_ = size;

@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,10 +23,54 @@
 
 namespace wal {
 
+namespace {
+
+// Output regions of finished streams, kept for the next ones: unmapping a region, in a
+// process whose other threads run on other cores, interrupts every one of them to flush
+// its TLB (a restore of three nodes' .wal.zip segments spent nearly half its time there).
+// A kept region holds the few pages its stream had not given back yet.
+class RegionPool {
+ public:
+  static RegionPool& Get() {
+    static RegionPool* pool = new RegionPool;  // never destroyed: streams may end at exit
+    return *pool;
+  }
+  char* Take() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        char* r = free_.back();
+        free_.pop_back();
+        return r;
+      }
+    }
+    void* out = mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    return out == MAP_FAILED ? nullptr : static_cast<char*>(out);
+  }
+  void Give(char* region) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (free_.size() < kKept) {
+        free_.push_back(region);
+        return;
+      }
+    }
+    munmap(region, kMaxSegmentSize);
+  }
+
+ private:
+  static constexpr size_t kKept = 8;  // streams read at once: a few per core
+  std::mutex mu_;
+  std::vector<char*> free_;
+};
+
+}  // namespace
+
 // A streamed .wal.lz4 or .wal.zip: the compressed bytes (mapped, or held for an
 // in-memory file), the decompressor (an LZ4 context, or the zip entry's inflater), and
 // the output region (address space reserved for the largest segment, pages committed as
-// they are written).
+// they are written; from RegionPool, and back to it).
 struct SegmentBytes::Stream {
   std::string path;
   LZ4F_dctx* dctx = nullptr;
@@ -41,7 +87,7 @@ struct SegmentBytes::Stream {
   ~Stream() {
     if (dctx != nullptr) LZ4F_freeDecompressionContext(dctx);
     if (in_map != nullptr) munmap(in_map, in_size);
-    if (out != nullptr) munmap(out, kMaxSegmentSize);
+    if (out != nullptr) RegionPool::Get().Give(out);
   }
 };
 
@@ -242,7 +288,9 @@ Status MapOrRead(const std::string& path, bool lazy, void** map, size_t* size, s
     ::close(fd);
     return Status::Ok();
   }
-  void* m = mmap(nullptr, *size, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0);
+  // A small file is read, not mapped (see MappedFile::Open: unmapping costs every core a TLB flush).
+  void* m = *size >= (size_t{1} << 20) ? mmap(nullptr, *size, PROT_READ, MAP_PRIVATE | (lazy ? 0 : MAP_POPULATE), fd, 0)
+                                       : MAP_FAILED;
   if (m == MAP_FAILED) {
     Status rs = ReadWhole(fd, path, *size, read);
     ::close(fd);
@@ -303,9 +351,10 @@ Result<SegmentBytes> SegmentBytes::OpenStream(const SegmentFile& file) {
   } else if (LZ4F_isError(LZ4F_createDecompressionContext(&st->dctx, LZ4F_VERSION))) {
     return Status::Internal("cannot create an lz4 decompression context");
   }
-  void* out = mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (out == MAP_FAILED) return Status::IoError(fmt::format("cannot reserve memory for \"{}\": {}", file.path, strerror(errno)));
-  st->out = static_cast<char*>(out);
+  st->out = RegionPool::Get().Take();
+  if (st->out == nullptr) {
+    return Status::IoError(fmt::format("cannot reserve memory for \"{}\": {}", file.path, strerror(errno)));
+  }
   SegmentBytes s;
   s.data_ = st->out;
   s.size_ = 0;

@@ -305,8 +305,9 @@ void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
         fmt::format_to(it, " to ");
         AppendTime(b, w.to_ts);
       }
-      fmt::format_to(it, ": {} records, {} of WAL, {} commits; adds {} Before commits", w.records, Size(w.bytes),
-                     w.commits, w.before_commits);
+      fmt::format_to(it, ": {} records, {} of WAL, {} commits; restoring it applies {} commits more than the {}",
+                     w.records, Size(w.bytes), w.commits, w.before_commits,
+                     c.increment.value_or(0) == 1 ? "base snapshot" : "increment before");
       if (l.restorable) {
         const Restorable& r = (*l.restorable)[i];
         fmt::format_to(it, "; {}", r.ok ? "restorable " + r.how : "not restorable: " + r.why);

@@ -123,8 +123,12 @@ bool TxsPrinter::Print(Row& row, RowsText& out) const {
     out.j.BeginObject().Field("tx", row.xid.ToString()).Field("near", near).Field("participants", participants);
     out.j.Field("in_doubt", in_doubt).Key("nodes").BeginArray();
   } else {
-    fmt::format_to(std::back_inserter(out.b), "tx {} near {} participants {}{}\n", row.xid.ToString(), near,
-                   participants, in_doubt ? " IN DOUBT" : "");
+    // A near node none of the WALs read is named by its order, in words; participants that
+    // the TX_RECORD does not name (Ignite's compact ids) are left out.
+    const bool named = names_.count(static_cast<uint16_t>(row.xid.node_order)) != 0;
+    fmt::format_to(std::back_inserter(out.b), "tx {} near {}{}{}{}\n", row.xid.ToString(),
+                   named ? near : fmt::format("a node not read (order {})", row.xid.node_order),
+                   participants.empty() ? "" : " participants ", participants, in_doubt ? " IN DOUBT" : "");
   }
   for (const auto& [i, on] : row.nodes) NodeLine(i, on, row.xid, out);
   if (o_.json) out.j.EndArray().EndObject();

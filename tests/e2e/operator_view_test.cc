@@ -1,0 +1,58 @@
+// What a person reads on Apache Ignite input: times in ISO 8601 and "others" for Ignite's
+// every-other-node sentinel in dump's text (the JSON keeps Ignite's values), no warning about
+// the older bytes every reused work file holds, txs naming a near node it did not read in
+// words and leaving out participants the WAL does not name, and a folder one level off told
+// which folder to give instead.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/run_cli.h"
+
+namespace {
+
+using testing_support::RunCli;
+
+const std::string kCleanNodes = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/clean/nodes";
+const std::string kWal = kCleanNodes + "/server-0/work/db/wal";
+
+TEST(OperatorView, IgniteDumpTextHasIsoTimesAndNoRawSentinel) {
+  auto r = RunCli({"dump", "--type", "TX_RECORD,DATA_RECORD_V2", kWal + "/archive/server_0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" ts 2026-12-03T"), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_NE(r.out.find("[others]"), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_EQ(r.out.find("32767"), std::string::npos);
+  auto json = RunCli({"dump", "--json", "--type", "TX_RECORD", kWal + "/archive/server_0"});
+  EXPECT_NE(json.out.find("[32767]"), std::string::npos);
+  EXPECT_NE(json.out.find("\"timestamp\":1796280"), std::string::npos);
+}
+
+TEST(OperatorView, AHealthyWorkFolderDumpsWithoutWarnings) {
+  auto r = RunCli({"dump", "--stats", kWal + "/server_0"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(OperatorView, TxsSaysWhatItDoesNotKnowInWords) {
+  auto r = RunCli({"txs", kCleanNodes});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" near a node not read (order "), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_EQ(r.out.find("order-"), std::string::npos);
+  EXPECT_EQ(r.out.find("participants \n"), std::string::npos);
+}
+
+TEST(OperatorView, AFolderOneLevelOffIsToldWhichToGive) {
+  auto top = RunCli({"check", std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/clean"});
+  EXPECT_EQ(top.code, 3);
+  EXPECT_NE(top.err.find("give \"" + kCleanNodes + "\" instead"), std::string::npos) << top.err;
+  for (const std::string& off : {kCleanNodes + "/server-0/work/db", kWal}) {
+    auto r = RunCli({"check", off});
+    EXPECT_EQ(r.code, 3) << off;
+    EXPECT_NE(r.err.find("give the work directory \"" + kCleanNodes + "/server-0/work\" instead"), std::string::npos)
+        << r.err;
+  }
+  // The work directory itself is read.
+  EXPECT_EQ(RunCli({"dump", "--stats", "-q", kCleanNodes + "/server-0/work"}).code, 0);
+}
+
+}  // namespace
