@@ -10,28 +10,6 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// The length of the valid UTF-8 sequence at s[i] (1 for ASCII), 0 when none starts
-// there (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF).
-size_t Utf8Length(std::string_view s, size_t i) {
-  auto at = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  auto cont = [&](size_t k) { return i + k < s.size() && (at(k) & 0xC0) == 0x80; };
-  const unsigned char c = at(0);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && at(1) < 0xA0) return 0;
-    if (c == 0xED && at(1) > 0x9F) return 0;
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && at(1) < 0x90) return 0;
-    if (c == 0xF4 && at(1) > 0x8F) return 0;
-    return 4;
-  }
-  return 0;
-}
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0); }
 
@@ -58,11 +36,32 @@ constexpr int64_t kMillisPerDay = 86400000;
 
 }  // namespace
 
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto at = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](size_t k) { return i + k < s.size() && (at(k) & 0xC0) == 0x80; };
+  const unsigned char c = at(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && at(1) < 0xA0) return 0;
+    if (c == 0xED && at(1) > 0x9F) return 0;
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && at(1) < 0x90) return 0;
+    if (c == 0xF4 && at(1) > 0x8F) return 0;
+    return 4;
+  }
+  return 0;
+}
+
 void AppendQuotedString(std::string* out, std::string_view s) {
   out->push_back('"');
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    const size_t n = Utf8Length(s, i);
+    const size_t n = Utf8SequenceLength(s, i);
     if (n == 0) {
       *out += "\\x";
       out->push_back(kHex[c >> 4]);

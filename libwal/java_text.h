@@ -9,6 +9,10 @@
 
 namespace wal {
 
+// The length of the valid UTF-8 sequence that starts at s[i] (1 for ASCII), 0 when none
+// starts there (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF).
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+
 // `bytes` (UTF-8, as Ignite writes a String) between double quotes: printable ASCII and
 // valid multi-byte UTF-8 as they are; `"` and `\` after a backslash; \n, \r, \t; other
 // control characters \u00NN; each byte that is not part of valid UTF-8 \xNN. So the text

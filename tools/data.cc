@@ -1,8 +1,6 @@
 #include "tools/data.h"
 
 #include <algorithm>
-#include <charconv>
-#include <climits>
 #include <filesystem>
 #include <iterator>
 #include <map>
@@ -14,6 +12,7 @@
 #include "libcut/cluster_file.h"
 #include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
+#include "tools/cache_names.h"
 #include "tools/data_dirs.h"
 #include "tools/escape.h"
 #include "tools/json_writer.h"
@@ -146,27 +145,9 @@ int RunData(const DataOptions& o, Output& output) {
   Objects objects;
   FindObjects(path, &objects, output);
   // --cache: by name or id, each a cache the cluster.json names (any id without one).
-  std::set<uint32_t> caches;
-  for (const auto& want : o.caches) {
-    std::optional<uint32_t> id;
-    for (const auto& [cid, name] : objects.cache_names) {
-      if (want == name || want == objects.Id(cid)) id = cid;
-    }
-    if (!id && objects.cache_names.empty()) {
-      int64_t v = 0;
-      auto [end, ec] = std::from_chars(want.data(), want.data() + want.size(), v);
-      if (ec == std::errc() && end == want.data() + want.size() && v >= INT32_MIN && v <= UINT32_MAX) {
-        id = static_cast<uint32_t>(v);
-      }
-    }
-    if (!id) {
-      std::string have;
-      for (const auto& [cid, name] : objects.cache_names) have += fmt::format("{}{} ({})", have.empty() ? "" : ", ", name, objects.Id(cid));
-      output.Error("--cache: no cache \"{}\" in \"{}\"{}", want, path, have.empty() ? "" : " (its caches: " + have + ")");
-      return kExitUsage;
-    }
-    caches.insert(*id);
-  }
+  std::vector<uint32_t> wanted;
+  if (!ResolveCacheNames(o.caches, objects.cache_names, objects.ignite, path, &wanted, output)) return kExitUsage;
+  const std::set<uint32_t> caches(wanted.begin(), wanted.end());
   bool damaged = false;
   fmt::memory_buffer b;
   JsonWriter j(&b);

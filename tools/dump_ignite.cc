@@ -22,27 +22,6 @@ using wal::AnyRecord;
 // Ignite's timestamps are milliseconds: printed as Ignite prints them.
 void PutMillis(fmt::memory_buffer* out, uint64_t ns) { PutU(out, ns / 1000000); }
 
-// Ignite's clock as a person reads it: ISO 8601, UTC, to the millisecond (0: none, "-").
-void PutTimeText(fmt::memory_buffer* out, uint64_t ns) { AppendTime(out, ns); }
-
-// Participants by compact id; 32767, Ignite's "every other baseline node", as "others".
-void PutIgniteParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants) {
-  PutStr(out, " participants");
-  for (const auto& p : participants) {
-    out->push_back(' ');
-    PutU(out, p.primary);
-    out->push_back('[');
-    for (size_t i = 0; i < p.backups.size(); ++i) {
-      if (i) out->push_back(',');
-      if (p.backups[i] == wal::ignite::kAllOtherNodes) {
-        PutStr(out, "others");
-      } else {
-        PutU(out, p.backups[i]);
-      }
-    }
-    out->push_back(']');
-  }
-}
 
 void PutVersionText(fmt::memory_buffer* out, const wal::TxId& id) {
   if (id.IsNull()) {
@@ -82,8 +61,8 @@ void TxText(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {
   PutStr(out, " write ");
   PutVersionText(out, t.write_version);
   PutStr(out, " ts ");
-  PutTimeText(out, t.timestamp);
-  PutIgniteParticipantsText(out, t.participants);
+  AppendTime(out, t.timestamp);
+  PutParticipantsText(out, t.participants, "others");
 }
 
 void TxJson(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {
@@ -143,7 +122,7 @@ void ForEachEntry(const wal::DataRecord& d, const RecordFormat& f, Fn fn) {
 void DataText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out) {
   const auto& d = a.data;
   PutStr(out, " ts ");
-  PutTimeText(out, d.timestamp);
+  AppendTime(out, d.timestamp);
   PutStr(out, " entries ");
   if (f.entries != nullptr) Put(out, "{} of ", f.entries->size());
   PutU(out, d.entries.size());

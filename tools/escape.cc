@@ -1,5 +1,7 @@
 #include "tools/escape.h"
 
+#include "libwal/java_text.h"
+
 namespace tools {
 namespace {
 
@@ -49,27 +51,6 @@ void AppendQuoted(fmt::memory_buffer* out, std::string_view bytes) {
   }
   AppendRaw(out, bytes.data() + run, bytes.size() - run);
   out->push_back('"');
-}
-
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  auto at = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  auto cont = [&](size_t k) { return i + k < s.size() && (at(k) & 0xC0) == 0x80; };
-  const unsigned char c = at(0);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && at(1) < 0xA0) return 0;  // overlong
-    if (c == 0xED && at(1) > 0x9F) return 0;  // a surrogate
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && at(1) < 0x90) return 0;  // overlong
-    if (c == 0xF4 && at(1) > 0x8F) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
 }
 
 void AppendJsonString(fmt::memory_buffer* out, std::string_view bytes) {

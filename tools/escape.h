@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "libwal/java_text.h"
+
 namespace tools {
 
 // Appends raw bytes; cheaper than memory_buffer::append for the short pieces a record
@@ -25,7 +27,7 @@ void AppendQuoted(fmt::memory_buffer* out, std::string_view bytes);
 // always stand for single bytes, so the original bytes can be recovered.
 void AppendJsonString(fmt::memory_buffer* out, std::string_view bytes);
 
-// The length of the valid UTF-8 sequence that starts at s[i] (1 for ASCII), or 0.
-size_t Utf8SequenceLength(std::string_view s, size_t i);
+// The length of the valid UTF-8 sequence that starts at s[i] (1 for ASCII), or 0: libwal's.
+using wal::Utf8SequenceLength;
 
 }  // namespace tools

@@ -5,6 +5,7 @@
 
 #include <xxhash.h>
 
+#include "libwal/ignite_format.h"
 #include "libwal/segment_codec.h"
 #include "tools/dump_ignite.h"
 #include "tools/escape.h"
@@ -28,7 +29,8 @@ void PutTxId(fmt::memory_buffer* out, const wal::TxId& id) {
   }
 }
 
-void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants) {
+void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants,
+                         std::string_view others) {
   PutStr(out, " participants");
   for (const auto& p : participants) {
     out->push_back(' ');
@@ -36,7 +38,11 @@ void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Partici
     out->push_back('[');
     for (size_t i = 0; i < p.backups.size(); ++i) {
       if (i) out->push_back(',');
-      PutU(out, p.backups[i]);
+      if (!others.empty() && p.backups[i] == wal::ignite::kAllOtherNodes) {
+        PutStr(out, others);
+      } else {
+        PutU(out, p.backups[i]);
+      }
     }
     out->push_back(']');
   }

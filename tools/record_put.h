@@ -36,6 +36,9 @@ inline void PutU(fmt::memory_buffer* out, uint64_t v) {
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id);
 
 // " participants 1[2,3] 2[3,1]": each primary by node order with its backups.
-void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants);
+// With `others` (Apache Ignite's), a backup id of Ignite's every-other-node sentinel (32767)
+// prints as that word.
+void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants,
+                         std::string_view others = {});
 
 }  // namespace tools

@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
-#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -19,11 +17,11 @@
 #include <sstream>
 #include <thread>
 
-#include "libwal/ignite_snapshot.h"
 #include "libwal/segment_file.h"
 #include "libwal/staged_output.h"
 #include "libwal/wal_writer.h"
 #include "recovery/restore.h"
+#include "tools/cache_names.h"
 #include "recovery/restore_job.h"
 #include "recovery/verify.h"
 #include "tools/cut_sources.h"
@@ -292,45 +290,6 @@ int WriteAndReport(const RestoreOptions& o, const recovery::RestorePlan& plan, c
 
 }  // namespace
 
-// --cache: each a name or an id of a cache the input has (walcut's cluster.json, Ignite's
-// snapshot and work directories); Ignite's ids signed, as Ignite prints them. With no
-// caches known (Ignite's WAL alone) a name stands for Ignite's id of it.
-bool ResolveCaches(const std::vector<std::string>& wanted, const app::WalInputs& inputs,
-                   const std::map<uint32_t, app::IgniteCacheFacts>& ignite, bool is_ignite, const std::string& dir,
-                   std::vector<uint32_t>* ids, Output& output) {
-  std::map<uint32_t, std::string> known;
-  if (is_ignite) {
-    for (const auto& [id, f] : ignite) known[id] = f.name;
-  } else if (inputs.cluster) {
-    for (const auto& c : inputs.cluster->caches) known[c.id] = c.name;
-  }
-  auto spelled = [&](uint32_t id) { return is_ignite ? std::to_string(static_cast<int32_t>(id)) : std::to_string(id); };
-  for (const auto& want : wanted) {
-    std::optional<uint32_t> id;
-    for (const auto& [cid, name] : known) {
-      if (want == name || want == spelled(cid)) id = cid;
-    }
-    if (!id && known.empty()) {
-      int64_t v = 0;
-      auto [end, ec] = std::from_chars(want.data(), want.data() + want.size(), v);
-      if (ec == std::errc() && end == want.data() + want.size() && v >= (is_ignite ? INT32_MIN : 0) &&
-          v <= (is_ignite ? INT32_MAX : UINT32_MAX)) {
-        id = static_cast<uint32_t>(v);
-      } else if (is_ignite && !want.empty()) {
-        id = static_cast<uint32_t>(wal::IgniteCacheId(want));
-      }
-    }
-    if (!id) {
-      std::string have;
-      for (const auto& [cid, name] : known) have += fmt::format("{}{} ({})", have.empty() ? "" : ", ", name, spelled(cid));
-      output.Error("--cache: no cache \"{}\" in \"{}\"{}", want, dir, have.empty() ? "" : " (its caches: " + have + ")");
-      return false;
-    }
-    ids->push_back(*id);
-  }
-  return true;
-}
-
 int RunRestore(const RestoreOptions& given, Output& output) {
   RestoreOptions o = given;
   // Apache Ignite's WAL (a work directory, a directory of them, ...): where each node's
@@ -353,7 +312,13 @@ int RunRestore(const RestoreOptions& given, Output& output) {
       any_ignite = true;
       for (auto& [id, f] : app::IgniteCachesOf(in)) ignite_caches.emplace(id, std::move(f));
     }
-    if (!ResolveCaches(o.cache_names, *resolved, ignite_caches, any_ignite, o.dir, &o.caches, output)) {
+    std::map<uint32_t, std::string> known;
+    if (any_ignite) {
+      for (const auto& [id, f] : ignite_caches) known[id] = f.name;
+    } else if (resolved->cluster) {
+      for (const auto& c : resolved->cluster->caches) known[c.id] = c.name;
+    }
+    if (!ResolveCacheNames(o.cache_names, known, any_ignite, o.dir, &o.caches, output)) {
       return kExitUsage;
     }
     if (!CheckSubset(o, *resolved, output)) return kExitUsage;
