@@ -19,10 +19,7 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
       index_->order = a.header.node_order;
       break;
     case wal::RecordType::kClusterSnapshot:
-      // Ignite's snapshot and cut records carry no time: the last record's before them stands for it.
-      index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr,
-                                   a.snapshot.timestamp != 0 || !wal::IsIgnite(r.format) ? a.snapshot.timestamp
-                                                                                          : index_->last_ts});
+      index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr, TimeOf(r, a.snapshot.timestamp)});
       Stamp(a.snapshot.timestamp);
       order_.Start();
       break;
@@ -174,7 +171,7 @@ void IndexBuilder::OnStart(const wal::Record& r) {
   s->cut.start = r.ptr;
   if (!s->finalized) open_starts_.emplace(r.ptr, s);
   s->cut.topology_version = st.topology_version;
-  s->cut.start_ts = st.timestamp != 0 || !wal::IsIgnite(r.format) ? st.timestamp : index_->last_ts;
+  s->cut.start_ts = TimeOf(r, st.timestamp);
   for (auto it = index_->snapshots.rbegin(); it != index_->snapshots.rend(); ++it) {
     if (it->at < r.ptr) {
       s->cut.base = it->name;
@@ -201,7 +198,7 @@ void IndexBuilder::OnFinish(const wal::Record& r) {
   }
   s->cut.has_finish = true;
   s->cut.finish = r.ptr;
-  s->cut.finish_ts = f.timestamp != 0 || !wal::IsIgnite(r.format) ? f.timestamp : index_->last_ts;
+  s->cut.finish_ts = TimeOf(r, f.timestamp);
   s->cut.before = f.before;
   s->cut.after = f.after;
   if (s->finalized) {

@@ -17,6 +17,7 @@
 #include "libcut/cut_index.h"
 #include "libcut/tx_order.h"
 #include "libcut/window_classifier.h"
+#include "libwal/segment_format.h"
 #include "libwal/wal_reader.h"
 
 namespace cut {
@@ -63,6 +64,11 @@ class IndexBuilder {
   void OnStart(const wal::Record& r);
   void OnFinish(const wal::Record& r);
   void Stamp(uint64_t ts) { index_->last_ts = std::max(index_->last_ts, ts); }
+  // A snapshot or cut record's time: its own, or where its format's carry none, the latest
+  // of the node's records before it.
+  uint64_t TimeOf(const wal::Record& r, uint64_t own) const {
+    return own != 0 || !wal::RulesOf(r.format).cut_records_untimed ? own : index_->last_ts;
+  }
   void AddError(wal::Pointer at, std::string text);
   void OutOfOrder(const wal::Record& r, const std::string& why);
   CutState* Find(const wal::Uuid& id);

@@ -53,8 +53,8 @@ SegmentProbe ProbeSegment(std::string_view b) {
 }
 
 const FormatRules& RulesOf(SegmentFormat format) {
-  static constexpr FormatRules kWalcutRules{false};
-  static constexpr FormatRules kIgniteRules{true};
+  static constexpr FormatRules kWalcutRules{false, false};
+  static constexpr FormatRules kIgniteRules{true, true};
   return IsIgnite(format) ? kIgniteRules : kWalcutRules;
 }
 

@@ -38,6 +38,9 @@ struct FormatRules {
   // rebalance's (flag PRELOAD). In walcut's format, entries of the null id are the
   // initial load, which precedes the first full snapshot and is out of order after it.
   bool writes_without_transaction = false;
+  // Snapshot and cut records carry no time (Ignite's): the latest time of the node's records
+  // before one stands for it.
+  bool cut_records_untimed = false;
 };
 const FormatRules& RulesOf(SegmentFormat format);
 
