@@ -156,6 +156,7 @@ void Release(std::vector<NodeIndex>& views, const wal::Uuid& id, bool keep_sets)
       if (c.id != id) continue;
       std::vector<TxSide>().swap(c.txs);
       std::vector<TxParticipants>().swap(c.participants);
+      std::vector<uint16_t>().swap(c.participant_nodes);
       if (!keep_sets) {
         std::vector<wal::TxId>().swap(c.before);
         std::vector<wal::TxId>().swap(c.after);

@@ -103,9 +103,8 @@ size_t CommitWindow::LowerBound(size_t from, const wal::Pointer& p) const {
 }
 
 std::vector<uint16_t> CommitWindow::Participants(const Commit& k) const {
-  if (k.participant_set != UINT32_MAX) return participant_sets_[k.participant_set];
   std::vector<uint16_t> out;
-  for (uint64_t m = k.participant_mask; m != 0; m &= m - 1) out.push_back(static_cast<uint16_t>(__builtin_ctzll(m)));
+  ForEachParticipant(k, [&](uint16_t order) { out.push_back(order); });
   return out;
 }
 

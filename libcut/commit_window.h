@@ -123,6 +123,15 @@ class CommitWindow {
   }
   // The node orders of commit `k`'s participants, sorted, unique.
   std::vector<uint16_t> Participants(const Commit& k) const;
+  // f(uint16_t order) for each of them, in that order.
+  template <typename F>
+  void ForEachParticipant(const Commit& k, F&& f) const {
+    if (k.participant_set != UINT32_MAX) {
+      for (const uint16_t order : participant_sets_[k.participant_set]) f(order);
+      return;
+    }
+    for (uint64_t m = k.participant_mask; m != 0; m &= m - 1) f(static_cast<uint16_t>(__builtin_ctzll(m)));
+  }
 
   // Commits before `keep` are needed by no cut any more.
   void DropBefore(const wal::Pointer& keep);

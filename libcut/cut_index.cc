@@ -10,6 +10,12 @@
 
 namespace cut {
 
+void AddParticipants(CutOnNode& c, uint32_t tx, std::span<const uint16_t> nodes) {
+  if (nodes.empty()) return;
+  c.participants.push_back({tx, static_cast<uint32_t>(c.participant_nodes.size()), static_cast<uint32_t>(nodes.size())});
+  c.participant_nodes.insert(c.participant_nodes.end(), nodes.begin(), nodes.end());
+}
+
 // From the last cut back: the streaming check asks for the cut just read, among all the
 // node's cuts so far (from the front, tens of thousands of cuts made it quadratic). A
 // node's cut ids are unique (the index opens one state per id; the summary readers refuse

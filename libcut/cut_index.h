@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,12 @@ struct TxSide {
 };
 
 // The participants of a window transaction (by index in CutOnNode::txs): node orders of
-// primaries and backups, sorted.
+// primaries and backups, sorted, at [first, first + count) of CutOnNode::participant_nodes
+// (one array for the cut: most of a window's transactions carry them).
 struct TxParticipants {
   uint32_t tx = 0;
-  std::vector<uint16_t> nodes;
+  uint32_t first = 0;
+  uint32_t count = 0;
 };
 
 // A problem visible from one node's WAL alone.
@@ -64,9 +67,10 @@ struct CutOnNode {
   // Finish record, how many are Before (`cuts` counts an increment's by them). Set by the
   // classifier as the WAL is read; not carried by summaries or a reading's saved state.
   uint64_t after_by_finish = 0;
-  // For the Before transactions committed after Start (the participant rule of the
-  // cluster check), in the order of txs.
+  // For the transactions newly Before at this cut (the participant rule of the cluster
+  // check, window_classifier.h), in the order of txs.
   std::vector<TxParticipants> participants;
+  std::vector<uint16_t> participant_nodes;
   std::vector<LocalProblem> problems;
   // A read problem (corruption, missing segment) inside the window, with its address.
   std::optional<std::string> unverifiable;
@@ -95,6 +99,13 @@ struct NodeIndex {
   uint64_t last_ts = 0;              // the latest timestamp among the records read
   uint64_t records = 0;
 };
+
+// The node orders of `p`, a participants entry of `c`.
+inline std::span<const uint16_t> NodesOf(const CutOnNode& c, const TxParticipants& p) {
+  return std::span<const uint16_t>(c.participant_nodes).subspan(p.first, p.count);
+}
+// Gives transaction `tx` of c.txs (after those given so far) the participants `nodes`.
+void AddParticipants(CutOnNode& c, uint32_t tx, std::span<const uint16_t> nodes);
 
 // Node `n`'s record of cut `id` (and its position in n.cuts), or null.
 const CutOnNode* FindCut(const NodeIndex& n, const wal::Uuid& id, size_t* pos = nullptr);

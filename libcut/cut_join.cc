@@ -53,15 +53,17 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
   j.valid = true;
 }
 
-// Checked for the Before transactions committed on a node after its Start record: they
-// were in flight when the cut started, so every participant commits them inside its own
-// window of this cut. The window argument needs the previous cut (whose Start opens the
-// participant's window) to have finished everywhere: a failed cut does not wait for the
-// transactions it watched, so one of them can still be in flight at the next cut's start.
+// The window argument needs the previous cut (whose Start opens the participant's window)
+// to have finished everywhere: a failed cut does not wait for the transactions it watched,
+// so one of them can still be in flight at the next cut's start.
 void ParticipantCheck::Check(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on,
                              const std::vector<size_t>& pos, const CutJoin& j, CutReport& report) {
   std::map<uint16_t, size_t> by_order;
-  for (size_t i = 0; i < nodes.size(); ++i) by_order[nodes[i]->order] = i;
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    by_order[nodes[i]->order] = i;
+    by_name[nodes[i]->node] = i;
+  }
   std::vector<bool> window_sound(nodes.size(), true);
   if (!j.masked) {
     windows_.resize(std::max(windows_.size(), nodes.size()));
@@ -75,33 +77,64 @@ void ParticipantCheck::Check(const std::vector<const NodeIndex*>& nodes, const s
       if (p == nullptr || !p->has_finish) window_sound[o] = false;
     }
   }
+  // Still missing from an earlier cut of the same base, unless committed now.
+  std::vector<Missing> still;
+  for (auto& m : missing_) {
+    auto o = by_name.find(m.participant);
+    if (m.base != report.base || o == by_name.end()) continue;
+    if (CommittedOn(m.xid, o->second, nodes, on, pos, j)) continue;
+    report.violations.push_back({Kind::kBeforeMissingOnParticipant, m.xid, {m.on, m.participant}, m.detail});
+    still.push_back(std::move(m));
+  }
+  missing_ = std::move(still);
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& tp : on[i]->participants) {
       const TxSide& t = on[i]->txs[tp.tx];
-      if (t.side != Side::kBefore || t.commit < on[i]->start) continue;
-      for (uint16_t order : tp.nodes) {
+      if (t.side != Side::kBefore) continue;
+      if (mismatched_.count(t.xid) != 0) continue;
+      for (uint16_t order : NodesOf(*on[i], tp)) {
         auto o = by_order.find(order);
         if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
-        if (!CommittedOn(t.xid, o->second, on, j)) {
+        if (!CommittedOn(t.xid, o->second, nodes, on, pos, j)) {
+          std::string detail = fmt::format(
+              "Before on {} (commit at {}) but not committed in participant {}'s window of the cut{}", nodes[i]->node,
+              t.commit.ToString(), nodes[o->second]->node,
+              t.commit < on[i]->start ? "" : " (in flight at its Start)");
           report.violations.push_back(
-              {Kind::kBeforeMissingOnParticipant, t.xid, {nodes[i]->node, nodes[o->second]->node},
-               fmt::format("Before on {} (commit at {}) but not committed near the cut on participant {}",
-                           nodes[i]->node, t.commit.ToString(), nodes[o->second]->node)});
+              {Kind::kBeforeMissingOnParticipant, t.xid, {nodes[i]->node, nodes[o->second]->node}, detail});
+          missing_.push_back({t.xid, nodes[i]->node, nodes[o->second]->node, report.base,
+                              fmt::format("{}, since cut {}", detail, report.id.ToString())});
         }
       }
     }
   }
+  mismatched_.clear();
+  for (const auto& v : report.violations) {
+    if (v.kind == Kind::kSideMismatch && v.xid) mismatched_.insert(*v.xid);
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) last_after_[nodes[i]->node] = {report.id, on[i]->after};
 }
 
-bool ParticipantCheck::CommittedOn(const wal::TxId& x, size_t o, const std::vector<const CutOnNode*>& on,
+bool ParticipantCheck::CommittedOn(const wal::TxId& x, size_t o, const std::vector<const NodeIndex*>& nodes,
+                                   const std::vector<const CutOnNode*>& on, const std::vector<size_t>& pos,
                                    const CutJoin& j) {
-  if (j.masked) return (j.Find(x)->nodes >> o & 1) != 0;
-  auto& window = windows_[o];
-  if (window.size() == 0 && !on[o]->txs.empty()) {
-    window.Reset(on[o]->txs.size());
-    for (const auto& w : on[o]->txs) window.Insert(w.xid, 0);
+  bool in_window = false;
+  if (j.masked) {
+    const CutJoin::Seen* s = j.Find(x);
+    in_window = s != nullptr && (s->nodes >> o & 1) != 0;
+  } else {
+    auto& window = windows_[o];
+    if (window.size() == 0 && !on[o]->txs.empty()) {
+      window.Reset(on[o]->txs.size());
+      for (const auto& w : on[o]->txs) window.Insert(w.xid, 0);
+    }
+    in_window = window.Find(x) != nullptr;
   }
-  return window.Find(x) != nullptr;
+  if (in_window || pos[o] == 0) return in_window;
+  auto last = last_after_.find(nodes[o]->node);
+  if (last == last_after_.end() || last->second.cut != nodes[o]->cuts[pos[o] - 1].id) return false;
+  const auto& after = last->second.after;  // rarely asked: a scan
+  return std::find(after.begin(), after.end(), x) != after.end();
 }
 
 }  // namespace cut

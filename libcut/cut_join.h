@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "libcut/cluster_check.h"
@@ -40,18 +42,43 @@ struct CutJoin {
 void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on, CutReport& report,
              CutJoin& j);
 
-// The participant rule (before-missing-on-participant), over a join JoinCut built.
-// `pos[i]`: the position of the cut in node i's cuts. Keeps its tables between cuts.
+// The participant rule (before-missing-on-participant), over a join JoinCut built: a
+// transaction newly Before at a cut on one node (window_classifier.h) is committed in the
+// cut's window on each participant. A restore replays it on every node that has it
+// Before, so one participant without it leaves copies that disagree, at this cut and at
+// every later cut of the same base until that participant commits it: the violation is
+// carried to them. `pos[i]`: the position of the cut in node i's cuts. Keeps its tables
+// between cuts; the cuts come in order.
 class ParticipantCheck {
  public:
   void Check(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on,
              const std::vector<size_t>& pos, const CutJoin& j, CutReport& report);
 
  private:
-  // Whether `x` was committed near the cut on node `o`.
-  bool CommittedOn(const wal::TxId& x, size_t o, const std::vector<const CutOnNode*>& on, const CutJoin& j);
+  // Whether `x` was committed in the window of the cut on node `o`, or listed After the
+  // cut before it there (committed before that cut's Start, in flight at it).
+  bool CommittedOn(const wal::TxId& x, size_t o, const std::vector<const NodeIndex*>& nodes,
+                   const std::vector<const CutOnNode*>& on, const std::vector<size_t>& pos, const CutJoin& j);
 
   std::vector<TxTable> windows_;  // without masks: each node's window, built when needed
+  // A transaction a participant has not committed, as of the last cut checked.
+  struct Missing {
+    wal::TxId xid;
+    std::string on, participant;  // node names
+    std::string base;
+    std::string detail;  // of the cut it was found at
+  };
+  std::vector<Missing> missing_;
+  // The transactions of the last cut checked that had a side-mismatch: one may be newly
+  // Before here on one node and have been Before that cut on another, committed before
+  // this cut's window there. That cut is not consistent; this one may be.
+  std::unordered_set<wal::TxId, wal::TxIdHash> mismatched_;
+  // Each node's After set of the last cut checked (a released cut's sets are gone).
+  struct LastAfter {
+    wal::Uuid cut;
+    std::vector<wal::TxId> after;
+  };
+  std::map<std::string, LastAfter> last_after_;
 };
 
 }  // namespace cut

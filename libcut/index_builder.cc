@@ -251,7 +251,14 @@ void IndexBuilder::Finalize(CutState& s) {
     s.straddling = {};
     return;
   }
-  classifier_.Classify(c, window_, lo, hi);
+  const wal::Pointer* base_at = nullptr;  // the snapshot record OnStart took c.base from
+  for (auto it = index_->snapshots.rbegin(); it != index_->snapshots.rend(); ++it) {
+    if (it->at < c.start) {
+      base_at = &it->at;
+      break;
+    }
+  }
+  classifier_.Classify(c, window_, lo, hi, base_at);
   CheckTorn(s);
 }
 

@@ -1,7 +1,8 @@
 // The reading state of a node's cut index, saved between two segment files and loaded to
 // resume there (NodeIndexStream checkpoints, `walcut cuts --summary FILE --append`).
-// Everything the reading carries from one record to the next is here; what is only
-// scratch for one cut (the classifier's tables) is not.
+// Everything the reading carries from one record to the next is here, with the last cut
+// the classifier placed (the participant rule asks it); what is only scratch for one cut
+// (the classifier's other tables) is not.
 #include <algorithm>
 
 #include "libcut/commit_place.h"
@@ -180,6 +181,27 @@ void CommitWindow::Load(VarintReader& in) {
   for (size_t i = 0; i < placed; ++i) placed_.push_back(get());
 }
 
+void WindowClassifier::Save(VarintWriter& o) const {
+  o.U(last_.valid ? 1 : 0);
+  o.Ptr(last_.start);
+  o.Ptr(last_.finish);
+  for (const IdSet* set : {&before_, &after_}) {  // the last cut's, until the next Classify swaps them
+    o.U(set->ids().size());
+    for (const auto& x : set->ids()) o.Tx(x);
+  }
+}
+
+void WindowClassifier::Load(VarintReader& in) {
+  last_.valid = in.U(1, "last cut classified") == 1;
+  last_.start = in.Ptr();
+  last_.finish = in.Ptr();
+  for (IdSet* set : {&before_, &after_}) {
+    std::vector<wal::TxId> ids(in.Count("last cut's set", 3));
+    for (auto& x : ids) x = in.Tx();
+    set->Assign(std::move(ids));
+  }
+}
+
 void IndexBuilder::Save(VarintWriter& o) const {
   const NodeIndex& n = *index_;
   o.Str(n.node);
@@ -207,6 +229,7 @@ void IndexBuilder::Save(VarintWriter& o) const {
     o.Str(text);
   }
   o.U(classifier_.ignite_rules() ? 1 : 0);
+  classifier_.Save(o);
   order_.Save(o);
   window_.Save(o);
   o.U(states_.size());
@@ -251,6 +274,7 @@ void IndexBuilder::Load(VarintReader& in) {
     errors_.emplace_back(at, in.Str(1 << 16, "read error"));
   }
   classifier_.set_ignite_rules(in.U(1, "ignite rules") == 1);
+  classifier_.Load(in);
   order_.Load(in);
   window_.Load(in);
   const size_t states = in.Count("open cuts", 4);

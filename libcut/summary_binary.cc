@@ -199,14 +199,14 @@ std::string EncodeCut(const CutOnNode& c, const std::vector<TxSide>& prev) {
       commits.Put(o, t.commit);
     }
     while (next < c.participants.size() && c.participants[next].tx < k) ++next;
-    const std::vector<uint16_t>* nodes =
-        next < c.participants.size() && c.participants[next].tx == k ? &c.participants[next].nodes : nullptr;
-    const size_t count = nodes != nullptr ? nodes->size() : 0;
-    o.U(count << 1 | (t.side == Side::kAfter ? 1 : 0));
+    const std::span<const uint16_t> nodes = next < c.participants.size() && c.participants[next].tx == k
+                                                ? NodesOf(c, c.participants[next])
+                                                : std::span<const uint16_t>();
+    o.U(nodes.size() << 1 | (t.side == Side::kAfter ? 1 : 0));
     int64_t last = 0;
-    for (size_t i = 0; i < count; ++i) {
-      o.Z(static_cast<int64_t>((*nodes)[i]) - last);
-      last = (*nodes)[i];
+    for (const uint16_t node : nodes) {
+      o.Z(static_cast<int64_t>(node) - last);
+      last = node;
     }
   }
   o.U(c.problems.size());
@@ -285,14 +285,14 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
     const uint64_t count = sp >> 1;
     if (count == 0) continue;
     if (count > 65535 || count > in.left()) throw Bad(fmt::format("transaction {}: {} participants", k, count));
-    std::vector<uint16_t> nodes(static_cast<size_t>(count));
+    c.participants.push_back({static_cast<uint32_t>(k), static_cast<uint32_t>(c.participant_nodes.size()),
+                              static_cast<uint32_t>(count)});
     int64_t last = 0;
-    for (auto& node : nodes) {
+    for (uint64_t i = 0; i < count; ++i) {
       last += in.Z();
       if (last < 0 || last > 65535) throw Bad(fmt::format("transaction {}: a participant out of range", k));
-      node = static_cast<uint16_t>(last);
+      c.participant_nodes.push_back(static_cast<uint16_t>(last));
     }
-    c.participants.push_back({static_cast<uint32_t>(k), std::move(nodes)});
   }
   const size_t problems = in.Count("problems", 4);
   TxCoder problem_xids;

@@ -74,7 +74,10 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
       const auto& t = c.txs[k];
       std::vector<uint16_t> nodes;
       while (next < c.participants.size() && c.participants[next].tx < k) ++next;
-      if (next < c.participants.size() && c.participants[next].tx == k) nodes = c.participants[next].nodes;
+      if (next < c.participants.size() && c.participants[next].tx == k) {
+        const auto of = NodesOf(c, c.participants[next]);
+        nodes.assign(of.begin(), of.end());
+      }
       txs.push_back(Json::array({t.xid.ToString(), t.side == Side::kBefore ? "B" : "A", t.commit.ToString(), nodes}));
     }
     cj["txs"] = txs;
@@ -147,7 +150,7 @@ CutOnNode ParseCut(const JsonObject& o) {
     if (!t[3].is_array() || t[3].size() > 65535) throw JsonFieldError(where + ": participants: expected an array");
     std::vector<uint16_t> nodes;
     for (const auto& n : t[3]) nodes.push_back(static_cast<uint16_t>(JsonUint(n, where + ": participants", 65535)));
-    if (!nodes.empty()) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), std::move(nodes)});
+    AddParticipants(c, static_cast<uint32_t>(c.txs.size()), nodes);
     c.txs.push_back(s);
   }
   const auto& problems = o.Array("problems");

@@ -8,15 +8,36 @@
 namespace cut {
 
 void WindowClassifier::Classify(CutOnNode& c, const CommitWindow& w, const wal::Pointer& lo,
-                                const wal::Pointer& hi) {
+                                const wal::Pointer& hi, const wal::Pointer* base_at) {
+  std::swap(before_, last_before_);  // the last cut's sets, kept; CheckSets loads this one's
+  std::swap(after_, last_after_);
   CheckSets(c);
   Bounds b;
   b.first = w.LowerBound(0, lo);
   b.end = w.LowerBound(b.first, hi);
   b.start = w.LowerBound(b.first, c.start);
   b.finish = std::max(b.start, w.LowerBound(b.start, c.finish));
+  if (base_at != nullptr && !(*base_at < lo) && *base_at < c.start) {
+    participants_from_ = w.LowerBound(b.first, *base_at);
+    not_before_last_ = false;
+  } else if (last_.valid && last_.start == lo) {
+    participants_from_ = b.first;
+    not_before_last_ = true;
+  } else {
+    participants_from_ = b.start;
+    not_before_last_ = false;
+  }
   ClassifyCommits(c, w, b);
   CheckKeyOrder(c, w, b);
+  last_ = {true, c.start, c.finish};
+}
+
+bool WindowClassifier::NewlyBefore(const CommitWindow& w, size_t i, uint64_t hash) const {
+  if (i < participants_from_) return false;
+  if (!not_before_last_) return true;
+  // At or after the last cut's Start: between its records, Before it when it listed it so.
+  const Commit& k = w[i];
+  return !(k.ptr < last_.finish && last_before_.Contains(k.xid, hash));
 }
 
 void WindowClassifier::CheckSets(CutOnNode& c) {
@@ -78,9 +99,11 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
     }
     const auto [first, fresh] = seen_.Insert(k.xid, hash, static_cast<uint32_t>(c.txs.size()), id_at);
     if (fresh) {
-      // Participants matter only for Before transactions committed after Start.
-      if (side == Side::kBefore && i >= b.start) {
-        c.participants.push_back({static_cast<uint32_t>(c.txs.size()), w.Participants(k)});
+      if (side == Side::kBefore && NewlyBefore(w, i, hash)) {
+        const auto from = static_cast<uint32_t>(c.participant_nodes.size());
+        w.ForEachParticipant(k, [&](uint16_t order) { c.participant_nodes.push_back(order); });
+        const auto count = static_cast<uint32_t>(c.participant_nodes.size() - from);
+        if (count > 0) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), from, count});
       }
       c.txs.push_back(TxSide{k.xid, k.ptr, side});
     } else if (c.txs[first].side != side) {

@@ -15,8 +15,17 @@ namespace cut {
 class WindowClassifier {
  public:
   // Fills c.txs, c.participants and c.problems from the commits of `w` in [lo, hi),
-  // for a cut that has both its Start and its Finish record here.
-  void Classify(CutOnNode& c, const CommitWindow& w, const wal::Pointer& lo, const wal::Pointer& hi);
+  // for a cut that has both its Start and its Finish record here. `base_at`: where the
+  // cut's base snapshot record is on this node, if it was read.
+  //
+  // The participant rule (cut_join.h) holds each transaction newly Before at this cut to
+  // its participants, so c.participants has those with a participant named: Before, and
+  // committed since the previous cut's Start (lo) and not Before that cut — as this
+  // classifier placed it last — or, for the first cut after its base, committed since the
+  // base record (a consistent point: no transaction in flight). Where neither is known
+  // (the previous cut was not classified here), those committed after the Start record.
+  void Classify(CutOnNode& c, const CommitWindow& w, const wal::Pointer& lo, const wal::Pointer& hi,
+                const wal::Pointer* base_at = nullptr);
   // Apache Ignite's habits with the Finish record's sets, both harmless to the cut:
   // - after (excluded) set: Ignite lists a transaction once its finish on the node
   //   completes, and a second role of it there (a backup of another partition) may log
@@ -29,8 +38,23 @@ class WindowClassifier {
   void set_ignite_rules(bool on) { ignite_ = on; }
   bool ignite_rules() const { return ignite_; }
 
+  // The last cut classified, for a reading resumed later (index_state.cc).
+  void Save(VarintWriter& o) const;
+  void Load(VarintReader& in);  // throws CodecError
+
  private:
   bool ignite_ = false;
+  // The last cut classified: its records and its Finish record's sets.
+  struct Last {
+    bool valid = false;
+    wal::Pointer start, finish;
+  };
+  Last last_;
+  IdSet last_before_, last_after_;
+  // Commits from index `from` on carry their participants when Before and (`not_before_last`)
+  // not Before the last cut.
+  size_t participants_from_ = 0;
+  bool not_before_last_ = false;
   // The window's commits: [first, end) of the CommitWindow, split by the Start and the
   // Finish record into those before Start, between, and after Finish.
   struct Bounds {
@@ -40,6 +64,8 @@ class WindowClassifier {
   void CheckSets(CutOnNode& c);
   // `hash`: w[i].hash(), which the caller has at hand.
   Side SideAt(const CommitWindow& w, const Bounds& b, size_t i, uint64_t hash) const;
+  // Whether commit `i`, Before this cut, is newly Before (see Classify).
+  bool NewlyBefore(const CommitWindow& w, size_t i, uint64_t hash) const;
   void ClassifyCommits(CutOnNode& c, const CommitWindow& w, const Bounds& b);
   void CheckListed(CutOnNode& c);
   void CheckKeyOrder(CutOnNode& c, const CommitWindow& w, const Bounds& b);

@@ -4,6 +4,7 @@
 // matter, and verify expects every copy the assignment names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -418,6 +419,51 @@ TEST_F(RestoreTrust, AnEmptyDirectoryIsRestoredIntoInPlaceAndAnUnfinishedOneIsRe
   std::ofstream(dir_.path() + "/mine.partial/keep") << "x";
   EXPECT_EQ(RunCli({"restore", c_, "--latest", "-o", dir_.path() + "/mine"}).code, 2);
   EXPECT_TRUE(fs::exists(dir_.path() + "/mine.partial/keep"));
+}
+
+
+// A transaction whose records are lost on one participant well before a cut, while the
+// others committed it: a restore would leave copies that disagree, so check reports it,
+// with its kind and transaction, at the first cut after the loss and at every later cut
+// of the same base, and restore refuses each of them as check does.
+TEST_F(RestoreTrust, ATransactionLostOnOneParticipantFailsTheCheckAsItFailsTheRestore) {
+  std::vector<std::vector<Rec>> wals;
+  for (int n = 0; n < 3; ++n) wals.push_back(ReadRecs(Wal(n)));
+  auto cuts = nlohmann::json::parse(RunCli({"cuts", "--json", c_}).out)["cuts"];
+  ASSERT_GE(cuts.size(), 2u);
+  const std::string first = cuts[0]["id"].get<std::string>();
+  ASSERT_EQ(cuts[0]["status"], "consistent");
+  // The last writer of a key before the first cut's Start, dropped on one node: the key's
+  // other copy keeps its write.
+  auto p = LastTwoWrites(wals, first, false);
+  ASSERT_TRUE(p.has_value());
+  const wal::TxId lost = p->b.xid;
+  const std::string victim = fmt::format("node-{}", p->node);
+  ASSERT_TRUE(testing_support::RewriteWal(Wal(p->node), [&](wal::AnyRecord& a) {
+    if (a.type == static_cast<uint8_t>(wal::RecordType::kTx)) return a.tx.xid == lost ? 0 : 1;
+    if (a.type != static_cast<uint8_t>(wal::RecordType::kData)) return 1;
+    auto& es = a.data.entries;
+    es.erase(std::remove_if(es.begin(), es.end(), [&](const wal::DataEntry& e) { return e.xid == lost; }), es.end());
+    return es.empty() ? 0 : 1;
+  }));
+  auto check = RunCli({"check", "--json", c_});
+  EXPECT_EQ(check.code, 1) << check.out;
+  auto j = nlohmann::json::parse(check.out);
+  for (const auto& c : j["cuts"]) {
+    bool reported = false;
+    for (const auto& v : c["violations"]) {
+      if (v["kind"] == "before-missing-on-participant" && v["tx"] == lost.ToString()) {
+        reported = true;
+        EXPECT_EQ(v["nodes"][1], victim) << v.dump();
+      }
+    }
+    EXPECT_TRUE(reported) << "cut " << c["id"] << ": " << c.dump(1).substr(0, 2000);
+    EXPECT_NE(c["status"], "consistent");
+    const std::string out = dir_.path() + "/r-" + c["id"].get<std::string>();
+    auto r = RunCli({"restore", c_, "--cut", c["id"].get<std::string>(), "-o", out});
+    EXPECT_NE(r.code, 0) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
 }
 
 }  // namespace

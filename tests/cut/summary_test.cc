@@ -102,7 +102,7 @@ TEST(Summary, OnlyTheSameTransactionsAreTakenFromThePreviousCut) {
   for (size_t i = 0; i < 2000; ++i) a.txs.push_back(tx(i, cut::Side::kBefore));
   // b's window begins with a's last 1000 transactions, with other sides and participants...
   for (size_t i = 1000; i < 2000; ++i) b.txs.push_back(tx(i, cut::Side::kAfter));
-  b.participants.push_back({5, {1, 4, 9}});
+  cut::AddParticipants(b, 5, std::vector<uint16_t>{1, 4, 9});
   // ...then one at a commit a had, under another id, then new ones.
   b.txs.push_back(Tx(77777, static_cast<uint32_t>(offset[1999]), cut::Side::kBefore));
   for (size_t i = 2000; i < 2100; ++i) b.txs.push_back(tx(i, cut::Side::kAfter));

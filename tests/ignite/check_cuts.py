@@ -149,13 +149,15 @@ def move_to_excluded(path, offset):
 
 
 def self_test_reading(fixture):
-    """Ignite's reading, with a transaction committed before the last increment's Start on
-    server-1 and on another node moved to server-1's excluded set, shows that side-mismatch."""
+    """Ignite's reading, with a transaction whose entries precede the last increment's Start on
+    server-1, in it there and on another node, moved to server-1's excluded set, shows that
+    side-mismatch."""
     truth = json.load(open(os.path.join(fixture, "truth.json")))
     cut = [i for i in truth["increments"] if i["ok"]][-1]["request_id"]
     if side_mismatches(fixture, cut):
         raise Mismatch(f"self-test: Ignite's reading of the sound fixture puts a transaction of {cut} on two sides")
     with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(fixture, "truth.json"), tmp)
         for src in glob.glob(os.path.join(fixture, "nodes", "*", "ignite-records.jsonl")):
             os.makedirs(os.path.join(tmp, "nodes", src.split(os.sep)[-2]))
             shutil.copy(src, os.path.join(tmp, "nodes", src.split(os.sep)[-2]))
@@ -163,10 +165,12 @@ def self_test_reading(fixture):
         records = [json.loads(line) for line in open(path)]
         start = next((r["segment"], r["offset"]) for r in records
                      if r["type"] == "INCREMENTAL_SNAPSHOT_START_RECORD" and r["id"] == cut)
-        committed = {r["near"]: (r["segment"], r["offset"]) for r in records
-                     if r["type"] == "TX_RECORD" and r.get("state") == "COMMITTED"}
+        last_entry = {}  # near version -> its last entry on server-1
+        for r in records:
+            for e in r.get("entries", []) if r["type"] == "DATA_RECORD_V2" else []:
+                last_entry[e.get("near")] = max(last_entry.get(e.get("near"), (0, 0)), (r["segment"], r["offset"]))
         tx = [t for t, s in cut_sides(fixture, cut).items() if len(s.get("before", [])) > 1
-              and "server-1" in s["before"] and committed[t] < start][-1]
+              and "server-1" in s["before"] and not s.get("after") and last_entry.get(t, start) < start][-1]
         for r in records:
             if r["type"] == "INCREMENTAL_SNAPSHOT_FINISH_RECORD" and r["id"] == cut:
                 r["excluded"] = r.get("excluded", []) + [tx]

@@ -114,8 +114,57 @@ TEST(WindowClassifier, ParticipantsAreNodeOrdersInWalcutsFormatOnly) {
     cut::WindowClassifier classifier;
     classifier.set_ignite_rules(ignite);
     classifier.Classify(c, w, Pointer{0, 0}, Pointer{0, 1000});
-    ASSERT_EQ(c.participants.size(), 1u) << ignite;
-    EXPECT_EQ(c.participants[0].nodes, ignite ? std::vector<uint16_t>{} : (std::vector<uint16_t>{2, 3})) << ignite;
+    if (ignite) {
+      EXPECT_TRUE(c.participants.empty());
+      continue;
+    }
+    ASSERT_EQ(c.participants.size(), 1u);
+    const auto nodes = cut::NodesOf(c, c.participants[0]);
+    EXPECT_EQ(std::vector<uint16_t>(nodes.begin(), nodes.end()), (std::vector<uint16_t>{2, 3}));
+  }
+}
+
+// Which Before commits carry their participants: those newly Before at the cut. After a
+// base record, every Before commit since it; after a cut this classifier placed, those
+// since its Start that it did not have Before; with neither known, those after Start.
+TEST(WindowClassifier, ParticipantsOfEveryTransactionNewlyBefore) {
+  const TxId kOld{1, 1, 9}, kCarried{1, 1, 13};
+  cut::CommitWindow w;
+  auto commit = [&](const TxId& x, uint32_t at) {
+    wal::TxView t;
+    t.state = wal::TxState::kCommitted;
+    t.xid = x;
+    t.participant_count = 1;
+    t.participants = std::string("\x01\x00\x01\x00\x02\x00", 6);  // primary 1, backup 2
+    w.OnCommit(t, Pointer{0, at});
+  };
+  commit(kOld, 20);       // before the base record (50)
+  commit(kEarly, 100);    // the first cut: Start 200, Finish 400
+  commit(kInFlight, 300);
+  commit(kCarried, 350);  // Before the first cut too
+  commit(kLate, 500);     // the second cut: Start 600, Finish 700
+  auto with_participants = [](const cut::CutOnNode& c) {
+    std::vector<TxId> out;
+    for (const auto& p : c.participants) out.push_back(c.txs[p.tx].xid);
+    return out;
+  };
+  const Pointer base{0, 50};
+  {
+    cut::WindowClassifier classifier;
+    cut::CutOnNode first = Cut({kInFlight, kCarried}, {});
+    classifier.Classify(first, w, Pointer{0, 0}, Pointer{0, 600}, &base);
+    EXPECT_EQ(with_participants(first), (std::vector<TxId>{kEarly, kInFlight, kCarried}));
+    cut::CutOnNode second = Cut({}, {});
+    second.start = Pointer{0, 600};
+    second.finish = Pointer{0, 700};
+    classifier.Classify(second, w, Pointer{0, 200}, Pointer{0, 1000}, &base);
+    EXPECT_EQ(with_participants(second), (std::vector<TxId>{kLate}));  // kInFlight, kCarried were Before the first
+  }
+  {
+    cut::WindowClassifier classifier;  // no base, no cut before: after Start only
+    cut::CutOnNode first = Cut({kInFlight, kCarried}, {});
+    classifier.Classify(first, w, Pointer{0, 0}, Pointer{0, 600});
+    EXPECT_EQ(with_participants(first), (std::vector<TxId>{kInFlight, kCarried}));
   }
 }
 
