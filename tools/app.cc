@@ -28,6 +28,49 @@ bool HasSubcommand(const CLI::App& app, const std::string& name) {
   return false;
 }
 
+// The edit distance of two words (Levenshtein), for "did you mean".
+size_t Distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The word of `known` closest to `typed`, when it is close enough to be a slip (at most
+// two edits, and fewer than half the word); empty otherwise.
+std::string Closest(const std::string& typed, const std::vector<std::string>& known) {
+  std::string best;
+  size_t best_distance = 3;
+  for (const auto& k : known) {
+    const size_t d = Distance(typed, k);
+    if (d < best_distance && d * 2 < std::max<size_t>(k.size(), 2)) {
+      best = k;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+// The long options of the command `sub` (--json, --cut, ...).
+std::vector<std::string> LongOptions(const CLI::App* sub) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const auto& name : o->get_lnames()) out.push_back("--" + name);
+  }
+  return out;
+}
+
+// The commands that read Apache Ignite's files as well as walcut's.
+bool ReadsIgnite(const std::string& command) { return command != "simulate" && command != "completion"; }
+
 }  // namespace
 
 int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* interrupt) {
@@ -42,6 +85,7 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
   RegisterSimulate(app, ctx);
   RegisterDump(app, ctx);
   RegisterCuts(app, ctx);
+  RegisterInfo(app, ctx);
   RegisterCheck(app, ctx);
   RegisterGaps(app, ctx);
   RegisterPrune(app, ctx);
@@ -51,6 +95,11 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
   RegisterDiff(app, ctx);
   RegisterData(app, ctx);
   RegisterCompletion(app, ctx);
+  for (CLI::App* sub : app.get_subcommands({})) {
+    const std::string name = sub->get_name();
+    sub->footer("See walcut-" + name + "(1)" +
+                (ReadsIgnite(name) ? "; for Apache Ignite's WAL, snapshots and page files, walcut-ignite(7)." : "."));
+  }
 
   std::vector<std::string> given = args;
   // The first word that is not an option names the command; name an unknown one as such
@@ -66,7 +115,13 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
       std::string names;
       for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
       output.Error("unknown command \"{}\"", given[0]);
-      output.Hint("the commands are {}, and help", names);
+      std::vector<std::string> commands;
+      for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+      if (const std::string near = Closest(given[0], commands); !near.empty()) {
+        output.Hint("did you mean \"walcut {}\"? The commands are {}, and help", near, names);
+      } else {
+        output.Hint("the commands are {}, and help", names);
+      }
       return kExitUsage;
     }
   }
@@ -81,7 +136,22 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
     return Exit(app, e, output);
   } catch (const CLI::ParseError& e) {
     output.Error("{}", e.what());
-    output.Hint("run \"walcut --help\" or \"walcut COMMAND --help\"");
+    // A mistyped option: the closest of the command's own.
+    std::string near;
+    const std::vector<CLI::App*> chosen = app.get_subcommands();
+    if (!chosen.empty()) {
+      for (const auto& word : given) {
+        if (word.size() > 2 && word.rfind("--", 0) == 0 && chosen[0]->get_option_no_throw(word) == nullptr) {
+          near = Closest(word.substr(0, word.find('=')), LongOptions(chosen[0]));
+          if (!near.empty()) break;
+        }
+      }
+    }
+    if (!near.empty()) {
+      output.Hint("did you mean {}? \"walcut {} --help\" lists its options", near, chosen[0]->get_name());
+    } else {
+      output.Hint("run \"walcut --help\" or \"walcut COMMAND --help\"");
+    }
     return kExitUsage;
   }
   // Progress of long work on a terminal, unless the command is told to be quiet.

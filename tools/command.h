@@ -72,5 +72,6 @@ void RegisterRestore(CLI::App& app, CommandContext& ctx);
 void RegisterVerify(CLI::App& app, CommandContext& ctx);
 void RegisterCompletion(CLI::App& app, CommandContext& ctx);
 void RegisterTxs(CLI::App& app, CommandContext& ctx);
+void RegisterInfo(CLI::App& app, CommandContext& ctx);
 
 }  // namespace tools

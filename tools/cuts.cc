@@ -215,14 +215,7 @@ void PointerOrNull(JsonWriter& j, const char* key, bool has, const wal::Pointer&
   }
 }
 
-// What the listing adds to each cut: its increment's window, and whether it can be
-// restored now (unknown for inputs restore does not take).
-struct Listing {
-  std::vector<std::optional<IncrementWindow>> windows;
-  std::optional<std::vector<Restorable>> restorable;
-};
-
-void CutsJson(const cut::ClusterReport& report, const Listing& l, fmt::memory_buffer* b) {
+void CutsJson(const cut::ClusterReport& report, const CutListing& l, fmt::memory_buffer* b) {
   JsonWriter j(b);
   j.BeginObject().Field("schema", 1).Key("cuts").BeginArray();
   for (size_t i = 0; i < report.cuts.size(); ++i) {
@@ -255,32 +248,14 @@ void CutsJson(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
     } else {
       j.Null();
     }
-    j.Key("restorable");
-    if (l.restorable) {
-      const Restorable& r = (*l.restorable)[i];
-      j.Bool(r.ok);
-      if (r.ok) {
-        j.Field("restore_from", r.kind);
-      } else {
-        j.Field("not_restorable", r.why);
-      }
-    } else {
-      j.Null();
-    }
+    PutRestorable(j, l.restorable ? &(*l.restorable)[i] : nullptr);
     j.EndObject();
   }
   j.EndArray().EndObject();
   b->push_back('\n');
 }
 
-std::string Size(uint64_t n) {
-  if (n >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1 << 30));
-  if (n >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
-  if (n >= 1024) return fmt::format("{:.1f} KiB", static_cast<double>(n) / 1024);
-  return fmt::format("{} B", n);
-}
-
-void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_buffer* b) {
+void CutsText(const cut::ClusterReport& report, const CutListing& l, fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
   for (size_t i = 0; i < report.cuts.size(); ++i) {
     const auto& c = report.cuts[i];
@@ -306,7 +281,7 @@ void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
         AppendTime(b, w.to_ts);
       }
       fmt::format_to(it, ": {} records, {} of WAL, {} commits; restoring it applies {} commits more than the {}",
-                     w.records, Size(w.bytes), w.commits, w.before_commits,
+                     w.records, FormatBytes(w.bytes), w.commits, w.before_commits,
                      c.increment.value_or(0) == 1 ? "base snapshot" : "increment before");
       if (l.restorable) {
         const Restorable& r = (*l.restorable)[i];
@@ -322,10 +297,31 @@ void CutsText(const cut::ClusterReport& report, const Listing& l, fmt::memory_bu
 
 }  // namespace
 
+bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing* out, int* code) {
+  // Cut by cut, in bounded memory, each record counted on the way.
+  auto resolved = app::ResolveWalInputs(paths);
+  auto tally = std::make_shared<WalTally>(resolved.ok() ? resolved->nodes.size() : 0);
+  WalCheck how;
+  how.tap = [tally](size_t i) { return tally->Tap(i); };
+  cut::StreamedCluster streamed;
+  if (!CheckFromWal(paths, how, output, &streamed, code, &out->inputs)) return false;
+  out->report = std::move(streamed.report);
+  PrintNodeProblems(out->report, output);
+  if (!InInputOrder(out->inputs, std::move(streamed.nodes), output, &out->indexes, code)) return false;
+  std::map<std::string, size_t> node_of;
+  for (size_t i = 0; i < out->inputs.nodes.size(); ++i) node_of[out->inputs.nodes[i].node] = i;
+  if (resolved.ok() && out->inputs.nodes.size() == resolved->nodes.size()) {
+    out->windows = IncrementWindows(out->report, out->indexes, *tally, node_of);
+  }
+  out->restorable =
+      RestorableCuts(paths.size() == 1 ? paths[0] : std::string(), out->inputs, out->indexes, out->report);
+  return true;
+}
+
 int RunCuts(const CutsOptions& o, Output& output) {
   int code = kExitOk;
   cut::ClusterReport report;
-  Listing listing;
+  CutListing listing;
   if (!o.summary_out.empty()) {
     if (!Replaceable(o.summary_out, "a node summary", cut::LooksLikeSummary, output)) return kExitUsage;
     if (o.append && !Replaceable(o.summary_out + ".resume", "a summary's resume state", cut::LooksLikeResumeState, output)) {
@@ -335,24 +331,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
   if (!o.svg_out.empty() && !Replaceable(o.svg_out, "an SVG picture", LooksLikeSvg, output)) return kExitUsage;
   if (!o.summary_out.empty() && o.append) return AppendSummary(o, output);
   if (o.summary_out.empty() && o.svg_out.empty()) {
-    // Listing only: cut by cut, in bounded memory, each record counted on the way.
-    auto resolved = app::ResolveWalInputs(o.paths);
-    auto tally = std::make_shared<WalTally>(resolved.ok() ? resolved->nodes.size() : 0);
-    WalCheck how;
-    how.tap = [tally](size_t i) { return tally->Tap(i); };
-    cut::StreamedCluster streamed;
-    app::WalInputs inputs;
-    if (!CheckFromWal(o.paths, how, output, &streamed, &code, &inputs)) return code;
-    report = std::move(streamed.report);
-    PrintNodeProblems(report, output);
-    std::vector<cut::NodeIndex> indexes;
-    if (!InInputOrder(inputs, std::move(streamed.nodes), output, &indexes, &code)) return code;
-    std::map<std::string, size_t> node_of;
-    for (size_t i = 0; i < inputs.nodes.size(); ++i) node_of[inputs.nodes[i].node] = i;
-    if (resolved.ok() && inputs.nodes.size() == resolved->nodes.size()) {
-      listing.windows = IncrementWindows(report, indexes, *tally, node_of);
-    }
-    listing.restorable = RestorableCuts(o.paths.size() == 1 ? o.paths[0] : std::string(), inputs, indexes, report);
+    if (!ListCuts(o.paths, output, &listing, &code)) return code;
+    report = std::move(listing.report);
   } else {
     std::vector<cut::NodeIndex> indexes;
     std::optional<cut::ClusterInfo> cluster;

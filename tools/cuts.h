@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "app/inputs.h"
+#include "libcut/cluster_check.h"
+#include "libcut/cut_index.h"
+#include "tools/increments.h"
 #include "tools/output.h"
 
 namespace tools {
@@ -23,5 +27,19 @@ struct CutsOptions {
 };
 
 int RunCuts(const CutsOptions& options, Output& output);
+
+// The cuts of `paths` as `cuts` lists them, each record counted on the way: the report
+// (its node problems printed), the nodes' indexes in the order of the inputs, each cut's
+// increment window (when every node was read) and whether it can be restored now
+// (unknown for inputs restore does not take). On failure prints the error and returns
+// the exit code in *code.
+struct CutListing {
+  app::WalInputs inputs;
+  std::vector<cut::NodeIndex> indexes;
+  cut::ClusterReport report;
+  std::vector<std::optional<IncrementWindow>> windows;
+  std::optional<std::vector<Restorable>> restorable;
+};
+bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing* out, int* code);
 
 }  // namespace tools

@@ -20,10 +20,21 @@ std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, co
   const bool ignite = !ignite_wals.empty();
   if (ignite ? ignite_wals.size() != inputs.nodes.size() : (!inputs.cluster || dir.empty())) return std::nullopt;
   std::vector<Restorable> out(report.cuts.size());
+  // A node of the cluster not given: restore refuses a partial restore (short of --node).
+  std::string partial;
+  for (const auto& p : report.problems) {
+    if (p.kind == cut::Kind::kNotGiven && partial.empty()) {
+      partial = fmt::format("{} was not given: the restore would be partial", p.node);
+    }
+  }
   for (size_t i = 0; i < report.cuts.size(); ++i) {
     const auto& c = report.cuts[i];
     if (c.status != cut::CutStatus::kConsistent) {
       out[i].why = cut::CutStatusName(c.status);
+      continue;
+    }
+    if (!partial.empty()) {
+      out[i].why = partial;
       continue;
     }
     auto plan = ignite ? app::PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, i, {})
@@ -38,6 +49,17 @@ std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, co
     for (const auto& np : plan->nodes) out[i].from.emplace_back(np.node, np.from.segment);
   }
   return out;
+}
+
+void PutRestorable(JsonWriter& j, const Restorable* r) {
+  j.Key("restorable");
+  if (r == nullptr) {
+    j.Null();
+  } else if (r->ok) {
+    j.Bool(true).Field("restore_from", r->kind);
+  } else {
+    j.Bool(false).Field("not_restorable", r->why);
+  }
 }
 
 WalTally::WalTally(size_t nodes) {

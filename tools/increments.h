@@ -14,6 +14,7 @@
 #include "libcut/cluster_check.h"
 #include "libcut/cut_index.h"
 #include "app/inputs.h"
+#include "tools/json_writer.h"
 
 namespace tools {
 
@@ -35,6 +36,9 @@ struct Restorable {
 std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const app::WalInputs& inputs,
                                                       const std::vector<cut::NodeIndex>& indexes,
                                                       const cut::ClusterReport& report);
+
+// "restorable": true and "restore_from", or false and "not_restorable", or null (no `r`).
+void PutRestorable(JsonWriter& j, const Restorable* r);
 
 // Counts the records of each node's WAL as they are read (through WalCheck::tap), and
 // keeps the counts at each Finish record and each base snapshot's record.

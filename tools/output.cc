@@ -33,4 +33,11 @@ void FdSink::WriteAll(std::string_view rest) {
   }
 }
 
+std::string FormatBytes(uint64_t n) {
+  if (n >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1 << 30));
+  if (n >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
+  if (n >= 1024) return fmt::format("{:.1f} KiB", static_cast<double>(n) / 1024);
+  return fmt::format("{} B", n);
+}
+
 }  // namespace tools

@@ -2,6 +2,7 @@
 // in-process in tests; buffered so that dumping millions of lines stays cheap.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -45,6 +46,9 @@ class StringSink : public Sink {
  private:
   std::string text_;
 };
+
+// "512 B", "3.4 KiB", "1.2 MiB", "2.0 GiB".
+std::string FormatBytes(uint64_t n);
 
 struct Output {
   Sink* out = nullptr;

@@ -55,13 +55,6 @@ std::string CutName(const cut::CutReport& c) {
   return s;
 }
 
-std::string Bytes(uint64_t n) {
-  if (n >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1 << 30));
-  if (n >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1 << 20));
-  if (n >= 1024) return fmt::format("{:.1f} KiB", static_cast<double>(n) / 1024);
-  return fmt::format("{} B", n);
-}
-
 // The first cut the policy keeps (every cut from it on is kept); report.cuts.size()
 // when it keeps none. Prints a usage error and returns false for a policy that names
 // what is not there.
@@ -234,7 +227,7 @@ void PrintText(const PruneOptions& o, const cut::ClusterReport& report, const st
     if (n.keep_from) {
       fmt::format_to(out, "{}: {} {} segment file(s), {}; keeps segments from {} on: {}\n", n.node,
                      applied ? (o.move_to.empty() ? "removed" : "moved") : "would remove", n.files.size(),
-                     Bytes(n.bytes), *n.keep_from, n.why);
+                     FormatBytes(n.bytes), *n.keep_from, n.why);
     } else {
       fmt::format_to(out, "{}: no segment file\n", n.node);
     }
@@ -253,7 +246,7 @@ void PrintText(const PruneOptions& o, const cut::ClusterReport& report, const st
     }
     fmt::format_to(out, "{}: {}{}\n", CutName(c), f.kept ? "kept, " : "", state);
   }
-  fmt::format_to(out, "{} segment file(s), {} {}\n", files, Bytes(bytes),
+  fmt::format_to(out, "{} segment file(s), {} {}\n", files, FormatBytes(bytes),
                  applied ? (o.move_to.empty() ? "removed" : "moved to " + o.move_to)
                          : (ignite ? "that no kept increment needs (Apache Ignite's archive: report only)"
                                    : "would be removed (--apply removes them)"));
@@ -305,55 +298,21 @@ void PrintJson(const PruneOptions& o, const cut::ClusterReport& report, const st
   b->push_back('\n');
 }
 
-}  // namespace
+struct PrunePlan {
+  std::vector<CutFate> fates;
+  std::vector<NodePrune> nodes;
+  bool any_now = false, any_after = false;  // some cut restorable now, and after the prune
+  const CutFate* newest_lost = nullptr;     // the latest cut the prune makes unrestorable
+};
 
-int RunPrune(const PruneOptions& o, Output& output) {
-  auto resolved = app::ResolveWalInputs({o.dir});
-  if (!resolved.ok()) {
-    output.Error("{}", resolved.status().message());
-    return resolved.status().code() == wal::StatusCode::kInvalidArgument ? kExitUsage : kExitUnreadable;
-  }
-  std::map<std::string, wal::WalLocation> ignite_wals;
-  for (const auto& in : resolved->nodes) {
-    if (in.wal_dir.empty()) {
-      output.Error("prune: {} is a single segment file: prune reads whole WALs (a cluster directory)", in.node);
-      return kExitUsage;
-    }
-    if (app::IsIgniteInput(in)) ignite_wals[in.node] = in.wal_dir;
-  }
-  const bool ignite = !ignite_wals.empty();
-  if (ignite && ignite_wals.size() != resolved->nodes.size()) {
-    output.Error("prune: \"{}\" mixes Apache Ignite's WAL with walcut's", o.dir);
-    return kExitUsage;
-  }
-  if (ignite && o.apply) {
-    output.Error("prune --apply: Apache Ignite's WAL archive is Ignite's to remove (walcut never writes into it); "
-                 "without --apply, prune reports the archive files no kept increment needs");
-    return kExitUsage;
-  }
-  // A --move-to that could not be made or written in fails now, not after every WAL is read.
-  if (o.apply && !o.move_to.empty()) {
-    if (wal::Status s = wal::CanWriteInto(o.move_to); !s.ok()) {
-      output.Error("--move-to: {}", s.message());
-      return kExitUnreadable;
-    }
-  }
-  WalCheck how;
-  how.progress = "finding the cuts";
-  DirCuts found;
-  int code = kExitOk;
-  if (!CheckDir(o.dir, how, output, &found, &code)) return code;
-  const app::WalInputs& inputs = found.inputs;
-  const std::vector<cut::NodeIndex>& indexes = found.indexes;
-  const cut::ClusterReport& report = found.report;
-  if (!ignite && !inputs.cluster) {
-    output.Error("\"{}\" has no cluster.json: prune needs a cluster directory", o.dir);
-    return kExitUnreadable;
-  }
-  PrintNodeProblems(report, output);
-
+// The prune's plan of the cuts `found` in `o.dir` under the policy of `o`: each cut's fate
+// and each node's files. Prints an error and returns false (the exit code in *code) for a
+// policy that names what is not there, or a WAL that cannot be listed.
+bool PlanPrune(const PruneOptions& o, const app::WalInputs& inputs, const std::vector<cut::NodeIndex>& indexes,
+               const cut::ClusterReport& report, bool ignite, Output& output, PrunePlan* plan, int* code) {
   // Which cuts are restorable now, and where each node's range of each begins.
-  std::vector<CutFate> fates(report.cuts.size());
+  std::vector<CutFate>& fates = plan->fates;
+  fates.resize(report.cuts.size());
   const auto restorable = RestorableCuts(o.dir, inputs, indexes, report);
   for (size_t i = 0; i < report.cuts.size(); ++i) {
     fates[i].index = i;
@@ -363,13 +322,13 @@ int RunPrune(const PruneOptions& o, Output& output) {
     fates[i].from = (*restorable)[i].from;
   }
   size_t first = report.cuts.size();
-  if (!FirstKept(o, report, fates, indexes, output, &first, &code)) return code;
+  if (!FirstKept(o, report, fates, indexes, output, &first, code)) return false;
   for (size_t i = first; i < fates.size(); ++i) fates[i].kept = true;
 
   // Per node: the first segment kept is the earliest that a kept restorable cut's range
   // begins at, the latest base snapshot's record (later increments need it), the base
   // --keep-base names, and the live tail (the last segment file).
-  std::vector<NodePrune> nodes;
+  std::vector<NodePrune>& nodes = plan->nodes;
   for (size_t k = 0; k < indexes.size(); ++k) {
     const cut::NodeIndex& idx = indexes[k];
     NodePrune n;
@@ -378,7 +337,8 @@ int RunPrune(const PruneOptions& o, Output& output) {
     auto files = wal::ListSegments(n.wal);
     if (!files.ok()) {
       output.Error("{}: {}", idx.node, files.status().message());
-      return kExitUnreadable;
+      *code = kExitUnreadable;
+      return false;
     }
     if (files->empty()) {
       nodes.push_back(std::move(n));
@@ -425,8 +385,8 @@ int RunPrune(const PruneOptions& o, Output& output) {
   }
   // A cut stays restorable when every node keeps the segment its range begins at (an
   // Ignite cut is replayed from segment 0).
-  bool any_now = false, any_after = false;
-  const CutFate* newest_lost = nullptr;
+  bool& any_now = plan->any_now;
+  bool& any_after = plan->any_after;
   for (auto& f : fates) {
     if (!f.restorable) continue;
     f.restorable_after = true;
@@ -437,8 +397,64 @@ int RunPrune(const PruneOptions& o, Output& output) {
     }
     any_now = true;
     any_after |= f.restorable_after;
-    if (!f.restorable_after) newest_lost = &f;
+    if (!f.restorable_after) plan->newest_lost = &f;
   }
+
+  return true;
+}
+
+}  // namespace
+
+int RunPrune(const PruneOptions& o, Output& output) {
+  auto resolved = app::ResolveWalInputs({o.dir});
+  if (!resolved.ok()) {
+    output.Error("{}", resolved.status().message());
+    return resolved.status().code() == wal::StatusCode::kInvalidArgument ? kExitUsage : kExitUnreadable;
+  }
+  std::map<std::string, wal::WalLocation> ignite_wals;
+  for (const auto& in : resolved->nodes) {
+    if (in.wal_dir.empty()) {
+      output.Error("prune: {} is a single segment file: prune reads whole WALs (a cluster directory)", in.node);
+      return kExitUsage;
+    }
+    if (app::IsIgniteInput(in)) ignite_wals[in.node] = in.wal_dir;
+  }
+  const bool ignite = !ignite_wals.empty();
+  if (ignite && ignite_wals.size() != resolved->nodes.size()) {
+    output.Error("prune: \"{}\" mixes Apache Ignite's WAL with walcut's", o.dir);
+    return kExitUsage;
+  }
+  if (ignite && o.apply) {
+    output.Error("prune --apply: Apache Ignite's WAL archive is Ignite's to remove (walcut never writes into it); "
+                 "without --apply, prune reports the archive files no kept increment needs");
+    return kExitUsage;
+  }
+  // A --move-to that could not be made or written in fails now, not after every WAL is read.
+  if (o.apply && !o.move_to.empty()) {
+    if (wal::Status s = wal::CanWriteInto(o.move_to); !s.ok()) {
+      output.Error("--move-to: {}", s.message());
+      return kExitUnreadable;
+    }
+  }
+  WalCheck how;
+  how.progress = "finding the cuts";
+  DirCuts found;
+  int code = kExitOk;
+  if (!CheckDir(o.dir, how, output, &found, &code)) return code;
+  const app::WalInputs& inputs = found.inputs;
+  const cut::ClusterReport& report = found.report;
+  if (!ignite && !inputs.cluster) {
+    output.Error("\"{}\" has no cluster.json: prune needs a cluster directory", o.dir);
+    return kExitUnreadable;
+  }
+  PrintNodeProblems(report, output);
+
+  PrunePlan plan;
+  if (!PlanPrune(o, inputs, found.indexes, report, ignite, output, &plan, &code)) return code;
+  const std::vector<CutFate>& fates = plan.fates;
+  const std::vector<NodePrune>& nodes = plan.nodes;
+  const bool any_now = plan.any_now, any_after = plan.any_after;
+  const CutFate* newest_lost = plan.newest_lost;
 
   int result = kExitOk;
   bool applied = false;
@@ -472,6 +488,32 @@ int RunPrune(const PruneOptions& o, Output& output) {
     output.out->Write(std::string_view(b.data(), b.size()));
   }
   return result;
+}
+
+std::optional<PruneEstimate> EstimatePrune(const std::string& dir, const app::WalInputs& inputs,
+                                          const std::vector<cut::NodeIndex>& indexes,
+                                          const cut::ClusterReport& report) {
+  if (inputs.nodes.empty() || dir.empty()) return std::nullopt;
+  bool ignite = false;
+  for (const auto& in : inputs.nodes) {
+    if (in.wal_dir.empty() || !in.ignite_snapshot.empty()) return std::nullopt;  // a file, or a snapshot's copy
+    ignite |= app::IsIgniteInput(in);
+  }
+  if (!ignite && !inputs.cluster) return std::nullopt;
+  PruneOptions o;
+  o.dir = dir;
+  StringSink discard;  // the default policy prints nothing; a listing error only drops the estimate
+  Output quiet{&discard, &discard};
+  PrunePlan plan;
+  int code = kExitOk;
+  if (!PlanPrune(o, inputs, indexes, report, ignite, quiet, &plan, &code)) return std::nullopt;
+  PruneEstimate e;
+  for (const auto& n : plan.nodes) {
+    e.files += n.files.size();
+    e.bytes += n.bytes;
+  }
+  e.leaves_restorable = !plan.any_now || plan.any_after;
+  return e;
 }
 
 }  // namespace tools

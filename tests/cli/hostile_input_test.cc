@@ -192,6 +192,18 @@ TEST(HostileInput, UnknownCommandsAndHelp) {
   auto bogus = RunCli({"bogus"});
   EXPECT_EQ(bogus.code, 2);
   EXPECT_NE(bogus.err.find("unknown command \"bogus\""), std::string::npos) << bogus.err;
+  EXPECT_EQ(bogus.err.find("did you mean"), std::string::npos) << bogus.err;  // nothing near it
+  // A slip of a command or an option is answered with the closest one.
+  auto chek = RunCli({"chek", "c"});
+  EXPECT_EQ(chek.code, 2);
+  EXPECT_NE(chek.err.find("did you mean \"walcut check\"?"), std::string::npos) << chek.err;
+  auto jsno = RunCli({"check", "--jsno", "c"});
+  EXPECT_EQ(jsno.code, 2);
+  EXPECT_NE(jsno.err.find("did you mean --json?"), std::string::npos) << jsno.err;
+  // Each command's help names its man page, and Ignite's where the command reads it.
+  auto cuts_help = RunCli({"cuts", "--help"});
+  EXPECT_NE(cuts_help.out.find("See walcut-cuts(1); for Apache Ignite's"), std::string::npos) << cuts_help.out;
+  EXPECT_NE(RunCli({"simulate", "--help"}).out.find("See walcut-simulate(1)."), std::string::npos);
   auto expire = RunCli({"expire", "--help"});
   EXPECT_EQ(expire.code, 2);
   EXPECT_TRUE(expire.out.empty());

@@ -130,12 +130,13 @@ TEST(WindowClassifier, ParticipantsAreNodeOrdersInWalcutsFormatOnly) {
 TEST(WindowClassifier, ParticipantsOfEveryTransactionNewlyBefore) {
   const TxId kOld{1, 1, 9}, kCarried{1, 1, 13};
   cut::CommitWindow w;
+  const std::string parts("\x01\x00\x01\x00\x02\x00", 6);  // primary 1, backup 2 (the view reads it)
   auto commit = [&](const TxId& x, uint32_t at) {
     wal::TxView t;
     t.state = wal::TxState::kCommitted;
     t.xid = x;
     t.participant_count = 1;
-    t.participants = std::string("\x01\x00\x01\x00\x02\x00", 6);  // primary 1, backup 2
+    t.participants = parts;
     w.OnCommit(t, Pointer{0, at});
   };
   commit(kOld, 20);       // before the base record (50)
