@@ -90,7 +90,7 @@ class TxCensus::Impl {
       case wal::TxState::kCommitted:
       case wal::TxState::kUnknown:  // both commits (side.h, IsCommit)
         ++(t.state == wal::TxState::kCommitted ? tx.committed : tx.unknown);
-        commits_.push_back({at, wal::IsIgnite(r.format) ? placer_.Place(t.xid, r.ptr) : r.ptr});
+        commits_.push_back({at, wal::IsIgnite(r.format) ? placer_.Place(t.xid, r.ptr) : r.ptr, t.timestamp});
         break;
       case wal::TxState::kRolledBack:
         ++tx.rolled_back;
@@ -126,6 +126,7 @@ class TxCensus::Impl {
   struct HeldCommit {  // a commit, by its entry in txs_
     uint32_t at;
     wal::Pointer ptr;
+    uint64_t ts;
   };
   Chunked<HeldCommit> commits_;
   struct HeldWrite {  // a write, by its entry in txs_ (16 bytes, not a pair's 24)
@@ -238,9 +239,14 @@ void TxCensus::Impl::Finish(NodeTxs* out) {
   std::partial_sum(commit_at.begin(), commit_at.end(), commit_at.begin());
   std::partial_sum(write_at.begin(), write_at.end(), write_at.begin());
   out->commits.resize(commits_.size());
+  out->commit_ts.resize(commits_.size());
   {
     std::vector<uint32_t> next(commit_at.begin(), commit_at.end() - 1);
-    commits_.ForEach([&](const HeldCommit& c) { out->commits[next[rank[c.at]]++] = c.ptr; });
+    commits_.ForEach([&](const HeldCommit& c) {
+      const uint32_t k = next[rank[c.at]]++;
+      out->commits[k] = c.ptr;
+      out->commit_ts[k] = c.ts;
+    });
   }
   commits_.clear();
   std::vector<PartitionCounter> writes(writes_.size());

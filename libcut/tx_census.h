@@ -47,6 +47,7 @@ struct NodeTxs {
   NodeIndex index;
   std::vector<TxOnNode> txs;
   std::vector<wal::Pointer> commits;
+  std::vector<uint64_t> commit_ts;  // each commit's TX_RECORD timestamp (ns), as commits
   std::vector<PartitionCounter> writes;
   std::vector<uint16_t> participants;
 };

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/command.h"
+#include "tools/record_format.h"
 #include "tools/version.h"
 
 namespace tools {
@@ -74,6 +75,7 @@ bool ReadsIgnite(const std::string& command) { return command != "simulate" && c
 }  // namespace
 
 int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* interrupt) {
+  SetLocalTimes(false);  // until a command's --local says otherwise
   CommandContext ctx;
   ctx.output = &output;
   ctx.interrupt = interrupt;

@@ -12,6 +12,7 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
   CLI::App* sub = app.add_subcommand("cuts", "List the consistent cuts (incremental snapshots) in the node WALs");
   sub->add_option("DIR", o->paths, "A cluster directory, or node directories")->required();
   AddCommonFlags(sub, common.get());
+  AddLocalFlag(sub);
   sub->add_option("--summary", o->summary_out,
                   "Write this node's cut index to FILE (for check --summaries) instead of listing");
   auto format = std::make_shared<std::string>("binary");

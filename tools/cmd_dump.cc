@@ -145,6 +145,7 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
                   "directory (walcut's wal/, or an Ignite WAL or archive folder), a node directory or a "
                   "cluster directory");
   AddCommonFlags(sub, &args->common);
+  AddLocalFlag(sub);
   sub->add_flag("--stats", args->stats_by,
                 "Print a table instead of records: by record type (count, bytes, share), or with "
                 "--stats=node, =partition or =cache by that (data entries, bytes, rollbacks)");

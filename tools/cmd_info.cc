@@ -14,6 +14,7 @@ void RegisterInfo(CLI::App& app, CommandContext& ctx) {
                   "A cluster directory, node directories, or Apache Ignite's work or snapshot directories")
       ->required();
   AddCommonFlags(sub, common.get());
+  AddLocalFlag(sub);
   sub->callback([o, common, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;

@@ -15,6 +15,7 @@ void RegisterTxs(CLI::App& app, CommandContext& ctx) {
                   "A cluster directory, node directories, or Apache Ignite work or snapshot directories (one per node)")
       ->required();
   AddCommonFlags(sub, common.get());
+  AddLocalFlag(sub);
   sub->add_option("--tx", *tx, "Only this transaction (T.N.O)");
   sub->add_option("--state", *state, "Only transactions in this state on some node (PREPARED, COMMITTED, ROLLED_BACK, UNKNOWN, missing)")
       ->check(CLI::IsMember({"PREPARED", "COMMITTED", "ROLLED_BACK", "UNKNOWN", "missing"}, CLI::ignore_case));

@@ -1,9 +1,10 @@
 #include "tools/command.h"
 
-#include "tools/app.h"
-
 #include <charconv>
 #include <cmath>
+
+#include "tools/app.h"
+#include "tools/record_format.h"
 
 namespace tools {
 
@@ -66,6 +67,11 @@ bool ParseSize(const std::string& text, uint64_t* out) {
   if (v > UINT64_MAX / mult) return false;
   *out = v * mult;
   return true;
+}
+
+void AddLocalFlag(CLI::App* sub) {
+  sub->add_flag_callback("--local", [] { SetLocalTimes(true); },
+                         "Print wall-clock times (Apache Ignite's) in the local time zone, with its offset, not in UTC");
 }
 
 }  // namespace tools

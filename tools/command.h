@@ -32,6 +32,8 @@ struct CommonFlags {
 
 // --json and -q/--quiet, registered the same way on every subcommand.
 void AddCommonFlags(CLI::App* sub, CommonFlags* flags);
+// --local: wall-clock times in the local time zone (record_format.h, SetLocalTimes).
+void AddLocalFlag(CLI::App* sub);
 
 // A byte count with an optional K, M or G suffix (powers of 1024).
 bool ParseSize(const std::string& text, uint64_t* out);

@@ -1,6 +1,8 @@
 #include "tools/record_format.h"
 
 #include <array>
+#include <cstdlib>
+#include <ctime>
 #include <iterator>
 
 #include <xxhash.h>
@@ -341,12 +343,33 @@ void AppendTimestamp(fmt::memory_buffer* out, uint64_t ns) {
   AppendRaw(out, frac, 10);
 }
 
+namespace {
+bool local_times = false;  // set once by the command, before it prints
+}  // namespace
+
+void SetLocalTimes(bool local) { local_times = local; }
+
 void AppendTime(fmt::memory_buffer* out, uint64_t ns) {
   constexpr uint64_t kWallClockFrom = 1'000'000'000'000'000'000;  // 2001-09-09T01:46:40Z
   if (ns == 0) {
     out->push_back('-');
   } else if (ns < kWallClockFrom) {
     AppendTimestamp(out, ns);
+  } else if (local_times) {
+    const auto secs = static_cast<time_t>(ns / 1'000'000'000);
+    struct tm tm {};
+    localtime_r(&secs, &tm);
+    const long offset = tm.tm_gmtoff / 60;  // minutes east of UTC
+    const uint64_t frac = ns % 1'000'000'000;
+    fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.tm_year + 1900, tm.tm_mon + 1,
+                   tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (frac % 1'000'000 == 0) {
+      fmt::format_to(std::back_inserter(*out), ".{:03}", frac / 1'000'000);
+    } else {
+      fmt::format_to(std::back_inserter(*out), ".{:09}", frac);
+    }
+    fmt::format_to(std::back_inserter(*out), "{}{:02}:{:02}", offset < 0 ? '-' : '+', std::labs(offset) / 60,
+                   std::labs(offset) % 60);
   } else {
     std::string iso = FormatIsoTime(ns);  // ...ss.nnnnnnnnnZ
     if (ns % 1'000'000 == 0) iso.erase(iso.size() - 7, 6);

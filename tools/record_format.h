@@ -36,6 +36,9 @@ void AppendTimestamp(fmt::memory_buffer* out, uint64_t ns);
 // A time as a person reads it: a wall clock's (Apache Ignite's milliseconds since 1970, any
 // time from 2001-09-09 on) in ISO 8601, UTC, to the millisecond when that is all it has; the
 // simulator's time (seconds from its start) as AppendTimestamp writes it; 0, no time, as "-".
+// With SetLocalTimes(true) (a command's --local), a wall clock's time is shown in the
+// local time zone instead, with its offset (2026-12-06T08:46:55.404+01:00).
 void AppendTime(fmt::memory_buffer* out, uint64_t ns);
+void SetLocalTimes(bool local);
 
 }  // namespace tools

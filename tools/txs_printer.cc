@@ -4,6 +4,8 @@
 #include <cctype>
 #include <iterator>
 
+#include "tools/record_format.h"
+
 namespace tools {
 namespace {
 
@@ -155,6 +157,8 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
       end = std::copy(offset.data(), offset.data() + offset.size(), end);
       j.String({text, static_cast<size_t>(end - text)});
     }
+    j.EndArray().Key("commit_ts").BeginArray();
+    for (uint32_t c = 0; c < t.commits_count; ++c) j.Uint(n.commit_ts[t.commits_begin + c]);
     j.EndArray().Key("writes").BeginArray();
     for (uint32_t w = 0; w < t.writes_count; ++w) {
       j.BeginObject().Field("partition", writes[w].partition).Field("counter", writes[w].counter).EndObject();
@@ -182,6 +186,12 @@ void TxsPrinter::NodeLine(size_t i, const cut::TxOnNode* on, const wal::TxId& xi
   for (uint32_t c = 0; c < t.commits_count; ++c) {
     out.Append(c == 0 ? " at " : ",");
     pair(commits[c].segment, commits[c].offset);
+  }
+  if (t.commits_count != 0 && n.commit_ts[t.commits_begin] != 0) {  // the first commit's time
+    out.Append(" ts ");
+    fmt::memory_buffer when;
+    AppendTime(&when, n.commit_ts[t.commits_begin]);
+    out.Append({when.data(), when.size()});
   }
   for (uint32_t w = 0; w < t.writes_count; ++w) {
     out.Append(w == 0 ? " writes " : ",");

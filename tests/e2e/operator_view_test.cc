@@ -3,6 +3,8 @@
 // the older bytes every reused work file holds, txs naming a near node it did not read in
 // words and leaving out participants the WAL does not name, and a folder one level off told
 // which folder to give instead.
+#include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -25,6 +27,30 @@ TEST(OperatorView, IgniteDumpTextHasIsoTimesAndNoRawSentinel) {
   auto json = RunCli({"dump", "--json", "--type", "TX_RECORD", kWal + "/archive/server_0"});
   EXPECT_NE(json.out.find("[32767]"), std::string::npos);
   EXPECT_NE(json.out.find("\"timestamp\":1796280"), std::string::npos);
+}
+
+// Wall-clock times in UTC, or with --local in the local time zone with its offset; txs
+// gives each node's commit its time.
+TEST(OperatorView, LocalTimesCarryTheirOffset) {
+  const char* tz = std::getenv("TZ");
+  const std::string saved = tz != nullptr ? tz : "";
+  setenv("TZ", "Asia/Kolkata", 1);
+  tzset();
+  auto local = RunCli({"cuts", "--local", kCleanNodes});
+  auto txs = RunCli({"txs", "--local", kCleanNodes});
+  auto utc = RunCli({"cuts", kCleanNodes});
+  if (tz != nullptr) {
+    setenv("TZ", saved.c_str(), 1);
+  } else {
+    unsetenv("TZ");
+  }
+  tzset();
+  ASSERT_EQ(local.code, 0) << local.err;
+  EXPECT_NE(local.out.find("+05:30 finished 2026-12-03T"), std::string::npos) << local.out.substr(0, 400);
+  EXPECT_EQ(local.out.find("Z finished"), std::string::npos);
+  EXPECT_NE(utc.out.find("Z finished 2026-12-03T"), std::string::npos) << utc.out.substr(0, 400);
+  EXPECT_NE(txs.out.find(" ts 2026-12-03T"), std::string::npos) << txs.out.substr(0, 400);
+  EXPECT_NE(txs.out.find("+05:30 writes "), std::string::npos) << txs.out.substr(0, 400);
 }
 
 TEST(OperatorView, AHealthyWorkFolderDumpsWithoutWarnings) {
