@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "app/ignite_stores.h"
 #include "libwal/ignite_snapshot.h"
 
 namespace tools {
@@ -37,6 +38,20 @@ bool ResolveCacheNames(const std::vector<std::string>& wanted, const std::map<ui
     ids->push_back(*id);
   }
   return true;
+}
+
+std::map<uint32_t, std::string> KnownCaches(const app::WalInputs& inputs, bool* ignite) {
+  std::map<uint32_t, std::string> known;
+  *ignite = false;
+  for (const auto& in : inputs.nodes) {
+    if (!app::IsIgniteInput(in)) continue;
+    *ignite = true;
+    for (auto& [id, f] : app::IgniteCachesOf(in)) known.emplace(id, std::move(f.name));
+  }
+  if (!*ignite && inputs.cluster) {
+    for (const auto& c : inputs.cluster->caches) known[c.id] = c.name;
+  }
+  return known;
 }
 
 }  // namespace tools

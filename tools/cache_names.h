@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/inputs.h"
 #include "tools/output.h"
 
 namespace tools {
@@ -17,5 +18,9 @@ namespace tools {
 // when one names no cache.
 bool ResolveCacheNames(const std::vector<std::string>& wanted, const std::map<uint32_t, std::string>& known,
                        bool ignite, const std::string& dir, std::vector<uint32_t>* ids, Output& output);
+
+// The caches the inputs name, by id: Ignite's by their directories and configuration
+// files (*ignite set), walcut's by the cluster file; empty when nothing names them.
+std::map<uint32_t, std::string> KnownCaches(const app::WalInputs& inputs, bool* ignite);
 
 }  // namespace tools

@@ -18,6 +18,7 @@
 #include "libwal/wal_reader.h"
 #include "tools/in_order.h"
 #include "app/inputs.h"
+#include "tools/cache_names.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -63,7 +64,7 @@ class Filter {
   explicit Filter(const DumpOptions& o) : o_(o) {
     for (uint8_t t : o.types) types_[t] = true;
     any_type_ = o.types.empty();
-    entry_level_ = o.tx || o.partition || o.key;
+    entry_level_ = o.tx || o.partition || o.key || !o.caches.empty();
   }
 
   // Whether to show `r`; for a DATA_RECORD_V2 under an entry filter, also which entries.
@@ -73,7 +74,7 @@ class Filter {
     if (o_.from && r.ptr < *o_.from) return false;
     const auto& a = r.decoded;
     if (wal::IsIgnite(r.format) && !wal::IsDecodedIgniteType(r.type)) {
-      return !(o_.tx || o_.partition || o_.key || o_.cut);
+      return !(o_.tx || o_.partition || o_.key || o_.cut || !o_.caches.empty());
     }
     switch (static_cast<RecordType>(r.type)) {
       case RecordType::kData: {
@@ -85,6 +86,7 @@ class Filter {
           const auto& e = es[i];
           if (o_.tx && e.xid != *o_.tx) continue;
           if (o_.partition && e.partition != *o_.partition) continue;
+          if (!CacheWanted(e.cache_id)) continue;
           if (o_.key && !KeyMatches(r, e)) continue;
           entries->push_back(i);
         }
@@ -92,16 +94,16 @@ class Filter {
         return !entries->empty();
       }
       case RecordType::kTx:
-        if (o_.partition || o_.key || o_.cut) return false;
+        if (o_.partition || o_.key || o_.cut || !o_.caches.empty()) return false;
         return !o_.tx || a.tx.xid == *o_.tx;
       case RecordType::kRollback:
         if (o_.tx || o_.key || o_.cut) return false;
-        return !o_.partition || a.rollback.partition == *o_.partition;
+        return (!o_.partition || a.rollback.partition == *o_.partition) && CacheWanted(a.rollback.cache_id);
       case RecordType::kCutStart:
-        if (o_.tx || o_.partition || o_.key) return false;
+        if (o_.tx || o_.partition || o_.key || !o_.caches.empty()) return false;
         return !o_.cut || a.cut_start.cut_id.ToString().starts_with(*o_.cut);
       case RecordType::kCutFinish: {
-        if (o_.partition || o_.key) return false;
+        if (o_.partition || o_.key || !o_.caches.empty()) return false;
         if (o_.cut && !a.cut_finish.cut_id.ToString().starts_with(*o_.cut)) return false;
         if (!o_.tx) return true;
         auto has = [&](const std::vector<wal::TxId>& v) {
@@ -110,8 +112,12 @@ class Filter {
         return has(a.cut_finish.before) || has(a.cut_finish.after);
       }
       default:
-        return !(o_.tx || o_.partition || o_.key || o_.cut);
+        return !(o_.tx || o_.partition || o_.key || o_.cut || !o_.caches.empty());
     }
+  }
+
+  bool CacheWanted(uint32_t cache) const {
+    return o_.caches.empty() || std::find(o_.caches.begin(), o_.caches.end(), cache) != o_.caches.end();
   }
 
  private:
@@ -141,7 +147,7 @@ class Filter {
 
 // `--stats` with no filter, range or limit.
 bool CountsEverything(const DumpOptions& o) {
-  return o.stats && o.types.empty() && !o.tx && !o.partition && !o.key && !o.cut && !o.from && !o.to && !o.limit &&
+  return o.stats && o.types.empty() && !o.tx && !o.partition && o.caches.empty() && !o.key && !o.cut && !o.from && !o.to && !o.limit &&
          !o.since && !o.until && o.stats_by != DumpOptions::StatsBy::kPartition &&
          o.stats_by != DumpOptions::StatsBy::kCache;
 }
@@ -754,11 +760,20 @@ Totals ReadAll(const DumpOptions& o, Output& output, std::vector<app::WalInput> 
 
 }  // namespace
 
-int RunDump(const DumpOptions& o, Output& output) {
-  auto resolved = app::ResolveWalInputs(o.paths);
+int RunDump(const DumpOptions& given, Output& output) {
+  auto resolved = app::ResolveWalInputs(given.paths);
   if (!resolved.ok()) {
     output.Error("{}", resolved.status().message());
     return kExitUnreadable;
+  }
+  DumpOptions o = given;
+  if (!o.cache_names.empty()) {
+    bool ignite = false;
+    const auto known = KnownCaches(*resolved, &ignite);
+    o.caches.clear();
+    if (!ResolveCacheNames(o.cache_names, known, ignite, o.paths.empty() ? "" : o.paths[0], &o.caches, output)) {
+      return kExitUsage;
+    }
   }
   const size_t nodes = resolved->nodes.size();
   const Totals totals = ReadAll(o, output, std::move(resolved->nodes));

@@ -25,6 +25,8 @@ struct DumpOptions {
   std::vector<uint8_t> types;          // record type ids; empty = all
   std::optional<wal::TxId> tx;
   std::optional<uint32_t> partition;
+  std::vector<std::string> cache_names;  // --cache as given: names or ids
+  std::vector<uint32_t> caches;          // those resolved (RunDump); empty = all
   std::optional<std::string> key;
   std::optional<std::string> cut;      // a cut id or a prefix of one
   std::optional<wal::Pointer> from;

@@ -306,18 +306,12 @@ int RunRestore(const RestoreOptions& given, Output& output) {
       output.Hint("--node NAME restores only that node");
       return kExitUsage;
     }
-    bool any_ignite = false;
     for (const auto& in : resolved->nodes) {
       if (!app::IsIgniteInput(in)) continue;
-      any_ignite = true;
       for (auto& [id, f] : app::IgniteCachesOf(in)) ignite_caches.emplace(id, std::move(f));
     }
-    std::map<uint32_t, std::string> known;
-    if (any_ignite) {
-      for (const auto& [id, f] : ignite_caches) known[id] = f.name;
-    } else if (resolved->cluster) {
-      for (const auto& c : resolved->cluster->caches) known[c.id] = c.name;
-    }
+    bool any_ignite = false;
+    const std::map<uint32_t, std::string> known = KnownCaches(*resolved, &any_ignite);
     if (!ResolveCacheNames(o.cache_names, known, any_ignite, o.dir, &o.caches, output)) {
       return kExitUsage;
     }

@@ -1,7 +1,7 @@
 // Caches by name, and rows out: data prints a cache's name beside its id where the directory's
 // cluster.json names it, and data --cache and restore --cache take a name or an id, of
-// walcut's clusters and of Apache Ignite's directories alike; a name the input does not
-// have is a usage error listing the caches it has.
+// walcut's clusters and of Apache Ignite's directories alike, as dump --cache does; a name
+// the input does not have is a usage error listing the caches it has.
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -130,6 +130,29 @@ TEST(DataRows, JsonlAndCsvHaveOneRowPerKeyOfTheText) {
   EXPECT_NE(ignite.out.find(",owner=\"\"owner-"), std::string::npos) << ignite.out.substr(0, 400);
   EXPECT_EQ(RunCli({"data", "--format", "csv", "--summary", c}).code, 2);
   EXPECT_EQ(RunCli({"data", "--format", "csv", "--json", c}).code, 2);
+}
+
+// dump --cache keeps only that cache's entries, by name or by Ignite's signed id; a name the
+// input does not have is a usage error listing its caches.
+TEST(CacheNames, DumpCacheKeepsThatCachesEntries) {
+  const std::string work = kFullNodes + "/server-0/work";
+  auto vault = RunCli({"dump", "--json", "--cache", "vault", work});
+  ASSERT_EQ(vault.code, 0) << vault.err;
+  size_t entries = 0;
+  for (size_t at = 0; (at = vault.out.find("\"cache\":", at)) != std::string::npos; ++at) {
+    ++entries;
+    EXPECT_EQ(vault.out.compare(at, 18, "\"cache\":111981106,"), 0) << vault.out.substr(at, 40);
+  }
+  EXPECT_GT(entries, 0u);
+  EXPECT_EQ(RunCli({"dump", "--json", "--cache", "111981106", work}).out, vault.out);
+  auto events = RunCli({"dump", "--stats=cache", "--cache", "-1291329255", work});
+  ASSERT_EQ(events.code, 0) << events.err;
+  EXPECT_EQ(events.out.find("111981106"), std::string::npos) << events.out;  // events' rows only
+  EXPECT_NE(events.out.find("\nTotal "), std::string::npos) << events.out;
+  auto none = RunCli({"dump", "--cache", "nope", work});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no cache \"nope\""), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("vault (111981106)"), std::string::npos) << none.err;
 }
 
 }  // namespace
