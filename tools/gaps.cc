@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <map>
+#include <string>
 #include <thread>
 
 #include "libwal/wal_writer.h"
 #include "recovery/gaps.h"
+#include "tools/cache_names.h"
 #include "tools/in_order.h"
 #include "app/ignite_stores.h"
 #include "app/inputs.h"
@@ -138,14 +141,31 @@ int CloseGaps(const GapsOptions& o, bool cluster, const std::vector<recovery::No
   return -1;
 }
 
-void GapsJson(const std::vector<recovery::NodeGaps>& nodes, size_t open, fmt::memory_buffer* b) {
+// A cache's id as its format prints it (Ignite's a signed int), with its name when known.
+struct CacheNaming {
+  std::map<uint32_t, std::string> names;
+  bool ignite = false;
+  std::string Id(uint32_t id) const {
+    return ignite ? std::to_string(static_cast<int32_t>(id)) : std::to_string(id);
+  }
+  const std::string* Name(const recovery::CopyGaps& c) const {
+    if (c.group) return nullptr;  // a shared group's id names no cache
+    auto it = names.find(c.cache);
+    return it == names.end() ? nullptr : &it->second;
+  }
+};
+
+void GapsJson(const std::vector<recovery::NodeGaps>& nodes, size_t open, const CacheNaming& naming,
+              fmt::memory_buffer* b) {
   JsonWriter j(b);
   j.BeginObject().Field("schema", 1).Field("open_gaps", open).Key("nodes").BeginArray();
   for (const auto& n : nodes) {
     j.BeginObject().Field("node", n.node).Field("torn_tail", n.torn_tail).Field("first_segment", n.first_segment);
     j.Key("partitions").BeginArray();
     for (const auto& c : n.copies) {
-      j.BeginObject().Field("cache", c.cache).Field("group", c.group).Field("partition", c.partition);
+      j.BeginObject().Field("cache", c.cache);
+      if (const std::string* name = naming.Name(c)) j.Field("cache_name", *name);
+      j.Field("group", c.group).Field("partition", c.partition);
       j.Field("lwm", c.lwm).Field("hwm", c.hwm).Field("meta_lwm", c.meta_lwm).Field("unread_below", c.unread_below);
       j.Key("gaps").BeginArray();
       for (const auto& g : c.gaps) j.BeginArray().Uint(g.first).Uint(g.last).EndArray();
@@ -168,13 +188,15 @@ void GapsJson(const std::vector<recovery::NodeGaps>& nodes, size_t open, fmt::me
 }
 
 void GapsText(const std::vector<recovery::NodeGaps>& nodes, size_t copies, size_t with, size_t open,
-              fmt::memory_buffer* b) {
+              const CacheNaming& naming, fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
   for (const auto& n : nodes) {
     for (const auto& c : n.copies) {
       if (c.gaps.empty()) continue;
-      fmt::format_to(it, "{} {} {} partition {} lwm {} hwm {}: {} gap(s)\n", n.node, c.group ? "group" : "cache", c.cache,
-                     c.partition, c.lwm, c.hwm, c.gaps.size());
+      const std::string* name = naming.Name(c);
+      fmt::format_to(it, "{} {} {}{} partition {} lwm {} hwm {}: {} gap(s)\n", n.node, c.group ? "group" : "cache",
+                     naming.Id(c.cache), name != nullptr ? " (" + *name + ")" : std::string(), c.partition, c.lwm,
+                     c.hwm, c.gaps.size());
       for (const auto& g : c.gaps) fmt::format_to(it, "  {}\n", GapText(g));
     }
   }
@@ -239,12 +261,14 @@ int RunGaps(const GapsOptions& o, Output& output) {
     }
   }
   if (!o.quiet) {
+    CacheNaming naming;
+    naming.names = KnownCaches(*inputs, &naming.ignite);
     fmt::memory_buffer b;
     if (o.json) {
-      GapsJson(nodes, open, &b);
+      GapsJson(nodes, open, naming, &b);
       output.err->Write(std::string_view(written.data(), written.size()));
     } else {
-      GapsText(nodes, copies, with, open, &b);
+      GapsText(nodes, copies, with, open, naming, &b);
       output.out->Write(std::string_view(written.data(), written.size()));
     }
     output.out->Write(std::string_view(b.data(), b.size()));

@@ -155,4 +155,15 @@ TEST(CacheNames, DumpCacheKeepsThatCachesEntries) {
   EXPECT_NE(none.err.find("vault (111981106)"), std::string::npos) << none.err;
 }
 
+// gaps names each cache beside its id where the cluster file names it.
+TEST(CacheNames, GapsPrintsTheNameBesideTheId) {
+  TempDir tmp;
+  const std::string c = tmp.path() + "/p";
+  ASSERT_EQ(RunCli({"simulate", "-q", "-o", c, "--crash", "node-1@2500", "--segment-size", "256K"}).code, 0);
+  auto text = RunCli({"gaps", c});
+  EXPECT_NE(text.out.find("node-1 cache 1 (accounts) partition "), std::string::npos) << text.out;
+  auto json = RunCli({"gaps", "--json", c});
+  EXPECT_NE(json.out.find("\"cache\":1,\"cache_name\":\"accounts\","), std::string::npos) << json.out.substr(0, 300);
+}
+
 }  // namespace
