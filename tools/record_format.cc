@@ -350,7 +350,6 @@ bool local_times = false;  // set once by the command, before it prints
 void SetLocalTimes(bool local) { local_times = local; }
 
 void AppendTime(fmt::memory_buffer* out, uint64_t ns) {
-  constexpr uint64_t kWallClockFrom = 1'000'000'000'000'000'000;  // 2001-09-09T01:46:40Z
   if (ns == 0) {
     out->push_back('-');
   } else if (ns < kWallClockFrom) {

@@ -33,6 +33,10 @@ void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordF
 // Nanoseconds of simulated time as seconds with nine decimals.
 void AppendTimestamp(fmt::memory_buffer* out, uint64_t ns);
 
+// Timestamps from here on are a wall clock's (nanoseconds since 1970, from 2001-09-09 on):
+// Apache Ignite's; below, the simulator's seconds from its start.
+inline constexpr uint64_t kWallClockFrom = 1'000'000'000'000'000'000;
+
 // A time as a person reads it: a wall clock's (Apache Ignite's milliseconds since 1970, any
 // time from 2001-09-09 on) in ISO 8601, UTC, to the millisecond when that is all it has; the
 // simulator's time (seconds from its start) as AppendTimestamp writes it; 0, no time, as "-".

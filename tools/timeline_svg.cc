@@ -274,6 +274,18 @@ void Timeline::Axis() {
     std::string label;
     if (o_.axis_offset) {
       label = t == 0 ? "WAL order of each node" : "";
+    } else if (lo_ >= kWallClockFrom) {
+      // A wall clock's (Apache Ignite's): the first label its time of day (UTC), the
+      // others the seconds since it, short enough not to run into each other.
+      const uint64_t at = lo_ + static_cast<uint64_t>(static_cast<double>(hi_ - lo_) * t / 5);
+      if (t == 0) {
+        fmt::memory_buffer lb;
+        AppendTime(&lb, at);
+        const std::string iso = fmt::to_string(lb);
+        label = iso.size() > 11 ? iso.substr(11) : iso;  // HH:MM:SS.mmmZ
+      } else {
+        label = fmt::format("+{:.3f} s", static_cast<double>(at - lo_) / 1e9);
+      }
     } else {
       fmt::memory_buffer lb;
       AppendTimestamp(&lb, lo_ + static_cast<uint64_t>(static_cast<double>(hi_ - lo_) * t / 5));

@@ -5,15 +5,20 @@
 // which folder to give instead.
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
 using testing_support::RunCli;
+using testing_support::TempDir;
 
 const std::string kCleanNodes = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/clean/nodes";
 const std::string kWal = kCleanNodes + "/server-0/work/db/wal";
@@ -51,6 +56,29 @@ TEST(OperatorView, LocalTimesCarryTheirOffset) {
   EXPECT_NE(utc.out.find("Z finished 2026-12-03T"), std::string::npos) << utc.out.substr(0, 400);
   EXPECT_NE(txs.out.find(" ts 2026-12-03T"), std::string::npos) << txs.out.substr(0, 400);
   EXPECT_NE(txs.out.find("+05:30 writes "), std::string::npos) << txs.out.substr(0, 400);
+}
+
+// The timeline's time axis on Ignite's wall clock: the time of day first, then seconds
+// since it, each label short enough not to run into the next.
+TEST(OperatorView, IgniteTimelineAxisLabelsAreShort) {
+  TempDir dir;
+  const std::string svg = dir.path() + "/t.svg";
+  ASSERT_EQ(RunCli({"cuts", "-q", "--svg", svg, kCleanNodes}).code, 0);
+  std::ifstream in(svg);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> labels;
+  for (size_t at = 0; (at = text.find("text-anchor=\"", at)) != std::string::npos; ++at) {
+    const size_t open = text.find('>', at) + 1;
+    labels.push_back(text.substr(open, text.find('<', open) - open));
+  }
+  ASSERT_GE(labels.size(), 6u);
+  const std::vector<std::string> axis(labels.end() - 6, labels.end());
+  EXPECT_EQ(axis[0].size(), 13u) << axis[0];  // HH:MM:SS.mmmZ
+  EXPECT_EQ(axis[0].back(), 'Z') << axis[0];
+  for (size_t i = 1; i < axis.size(); ++i) {
+    EXPECT_EQ(axis[i].rfind("+", 0), 0u) << axis[i];
+    EXPECT_LE(axis[i].size(), 10u) << axis[i];
+  }
 }
 
 TEST(OperatorView, AHealthyWorkFolderDumpsWithoutWarnings) {
