@@ -140,6 +140,11 @@ wal::Result<IgniteVerifyReport> VerifyIgniteStores(const std::vector<IgniteVerif
       continue;
     }
     groups[n] = std::move(listed).value();
+    if (!o.groups.empty()) {
+      std::erase_if(groups[n], [&](const wal::IgniteGroupDir& g) {
+        return std::find(o.groups.begin(), o.groups.end(), g.id) == o.groups.end();
+      });
+    }
     for (const auto& g : groups[n]) {
       for (const auto& c : g.caches) {
         if (!c.problem.empty()) Add(&r, ConflictKind::kNotRead, &g, 0, {node.node}, c.problem);
@@ -149,6 +154,7 @@ wal::Result<IgniteVerifyReport> VerifyIgniteStores(const std::vector<IgniteVerif
     if (!node.meta) continue;
     for (const auto& [group_id, parts] : node.meta->partitions) {  // what the metadata lists must be there
       const int32_t grp = group_id;  // clang 14 lets no lambda capture a structured binding
+      if (!o.groups.empty() && std::find(o.groups.begin(), o.groups.end(), grp) == o.groups.end()) continue;
       auto g = std::find_if(groups[n].begin(), groups[n].end(), [&](const auto& x) { return x.id == grp; });
       if (g == groups[n].end()) {
         Add(&r, ConflictKind::kMissingCopy, nullptr, 0, {node.node},

@@ -56,6 +56,7 @@ struct IgniteVerifyReport {
 
 struct IgniteVerifyOptions {
   std::vector<std::string> baseline;  // consistent ids the snapshot needs; empty: the nodes given
+  std::vector<int32_t> groups;        // only these cache groups (verify --cache); empty: all
   unsigned threads = 0;               // 0: one per core
   std::function<void(uint64_t files)> progress;
   std::function<bool()> cancelled;

@@ -68,13 +68,19 @@ struct Expected {
   std::map<CopyKey, std::vector<std::string>> holders;
 };
 
+bool Wanted(const std::vector<uint32_t>& caches, uint32_t cache) {
+  return caches.empty() || std::find(caches.begin(), caches.end(), cache) != caches.end();
+}
+
 Expected ExpectedCopies(const cut::ClusterInfo& cluster, const cut::TopologyInfo& version,
-                        const std::vector<std::string>& only, const RestoreManifest* subset) {
+                        const std::vector<std::string>& only, const RestoreManifest* subset,
+                        const std::vector<uint32_t>& caches) {
   Expected e;
   for (const auto& s : version.servers) {
     if (only.empty() || std::find(only.begin(), only.end(), s) != only.end()) e.nodes.push_back(s);
   }
   for (const auto& c : cluster.caches) {
+    if (!Wanted(caches, c.id)) continue;
     const auto& assignment = c.assignment.empty() ? version.assignment : c.assignment;
     for (uint32_t p = 0; p < c.partitions && p < assignment.size(); ++p) {
       if (subset != nullptr && !subset->Selected(c.id, p)) continue;  // restored with --cache/--partition
@@ -92,7 +98,8 @@ std::atomic<uint64_t> files_verified{0};  // PartitionFilesVerified()
 // Reads the partition files of one node's data/ into `copies`, checking each file's
 // checksum, its place in the assignment and, for a restored directory, the manifest.
 void ReadNode(const std::string& dir, const std::string& node, const Expected& expected, const ManifestNode* listed,
-              bool restored, VerifyReport* report, std::map<CopyKey, std::vector<CopyInfo>>* copies) {
+              bool restored, const std::vector<uint32_t>& caches, VerifyReport* report,
+              std::map<CopyKey, std::vector<CopyInfo>>* copies) {
   const std::string data = dir + "/" + node + "/data";
   std::vector<std::string> names;
   for (const auto& path : ListPartitionFiles(data)) names.push_back(fs::path(path).filename().string());
@@ -105,15 +112,17 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
       if (std::find(names.begin(), names.end(), file) != names.end()) continue;
       uint32_t c = 0, p = 0;
       ParsePartitionFileName(file, &c, &p);
+      if (!Wanted(caches, c)) continue;
       report->conflicts.push_back({ConflictKind::kManifest, c, p, {node}, fmt::format("\"{}/{}\" is in restore.json but missing", data, file)});
     }
   }
   for (const auto& name : names) {
+    uint32_t c = 0, p = 0;
+    ParsePartitionFileName(name, &c, &p);
+    if (!Wanted(caches, c)) continue;
     ++report->files;
     files_verified.fetch_add(1, std::memory_order_relaxed);
     const std::string path = data + "/" + name;
-    uint32_t c = 0, p = 0;
-    ParsePartitionFileName(name, &c, &p);
     auto holders = expected.holders.find({c, p});
     if (holders == expected.holders.end() ||
         std::find(holders->second.begin(), holders->second.end(), node) == holders->second.end()) {
@@ -151,15 +160,15 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
 
 uint64_t PartitionFilesVerified() { return files_verified.load(std::memory_order_relaxed); }
 
-wal::Result<VerifyReport> VerifyDirectory(const std::string& dir) {
+wal::Result<VerifyReport> VerifyDirectory(const std::string& dir, const std::vector<uint32_t>& caches) {
   if (wal::IsUnfinishedOutput(dir)) {
     return wal::Status::Corruption(fmt::format("\"{}\" is unfinished ({} is there): write it again, or remove it", dir,
                                                wal::kIncompleteMarker));
   }
-  return VerifyStaged(dir);
+  return VerifyStaged(dir, caches);
 }
 
-wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
+wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector<uint32_t>& caches) {
   auto cluster = cut::ReadClusterFile(dir);
   if (!cluster.ok()) {
     if (cluster.status().code() != wal::StatusCode::kNotFound) return cluster.status();
@@ -181,7 +190,7 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
   }
   const Expected expected =
       ExpectedCopies(*cluster, *version, report.restored ? manifest->only_nodes : std::vector<std::string>{},
-                     report.restored ? &*manifest : nullptr);
+                     report.restored ? &*manifest : nullptr, caches);
   std::map<CopyKey, std::vector<CopyInfo>> copies;
   for (const auto& node : expected.nodes) {
     const ManifestNode* listed = nullptr;
@@ -196,7 +205,7 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir) {
                                                 node, version->version)});
       }
     }
-    ReadNode(dir, node, expected, listed, report.restored, &report, &copies);
+    ReadNode(dir, node, expected, listed, report.restored, caches, &report, &copies);
   }
   if (report.restored) {
     for (const auto& n : manifest->nodes) {

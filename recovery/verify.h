@@ -53,9 +53,10 @@ struct VerifyReport {
 // partition assignment expects must be there, on the node it names and nowhere else, and
 // all copies of a partition must agree.
 // A directory holding the marker of an unfinished restore (restore_job.h) is refused.
-wal::Result<VerifyReport> VerifyDirectory(const std::string& dir);
+// `caches`: only the copies of these caches (verify --cache); empty: every cache.
+wal::Result<VerifyReport> VerifyDirectory(const std::string& dir, const std::vector<uint32_t>& caches = {});
 // The same checks on a restore still being written (the marker present).
-wal::Result<VerifyReport> VerifyStaged(const std::string& dir);
+wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector<uint32_t>& caches = {});
 
 // Partition files that every verification of the process has read so far: what a
 // progress display counts. Updated once per file.

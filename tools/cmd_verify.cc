@@ -18,6 +18,9 @@ void RegisterVerify(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   sub->add_option("--snapshot", o->snapshot, "Ignite: the full snapshot NAME of the work directories given");
   AddWhole(sub, "--jobs", jobs.get(), 0, 1024, "Ignite: threads reading page files (0: one per core)");
+  sub->add_option("--cache", o->cache_names,
+                  "Only the copies of this cache, by name or id (repeatable); of Ignite, its cache group's")
+      ->allow_extra_args(false);
   sub->callback([o, common, jobs, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;

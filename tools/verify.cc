@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include <fmt/ranges.h>
 
 #include "app/ignite_stores.h"
+#include "libcut/cluster_file.h"
+#include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
 #include "recovery/verify.h"
+#include "tools/cache_names.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
 
@@ -80,6 +84,17 @@ int RunVerify(const VerifyOptions& o, Output& output) {
     output.Error("\"{}\" {}", dir, fs::exists(dir, ec) ? "is not a directory" : "does not exist");
     return kExitUnreadable;
   }
+  std::vector<uint32_t> caches;
+  if (!o.cache_names.empty()) {
+    std::map<uint32_t, std::string> known;
+    if (auto cluster = cut::ReadClusterFile(dir); cluster.ok()) {
+      for (const auto& c : cluster->caches) known[c.id] = c.name;
+    }
+    auto restored = recovery::ReadManifest(dir);
+    if (!ResolveCacheNames(o.cache_names, known, restored.ok() && restored->ignite, dir, &caches, output)) {
+      return kExitUsage;
+    }
+  }
   auto report = [&] {
     // Progress by partition files, counted in the node directories' data/ folders.
     uint64_t files = 0;
@@ -91,7 +106,7 @@ int RunVerify(const VerifyOptions& o, Output& output) {
     const uint64_t base = recovery::PartitionFilesVerified();
     Progress progress(output.progress, "verifying", files, "partition files",
                       [base] { return recovery::PartitionFilesVerified() - base; });
-    return recovery::VerifyDirectory(dir);
+    return recovery::VerifyDirectory(dir, caches);
   }();
   if (!report.ok()) {
     output.Error("{}", report.status().message());

@@ -1,10 +1,13 @@
 // `walcut verify` of Apache Ignite's page files.
 #include <iterator>
+#include <map>
 
 #include <fmt/ranges.h>
 
 #include "app/ignite_stores.h"
+#include "libwal/ignite_snapshot.h"
 #include "recovery/ignite_verify.h"
+#include "tools/cache_names.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
 #include "tools/verify.h"
@@ -70,6 +73,25 @@ int RunIgniteVerify(const VerifyOptions& o, Output& output) {
   }
   std::atomic<uint64_t> done{0};
   recovery::IgniteVerifyOptions how;
+  if (!o.cache_names.empty()) {
+    // By the caches of the first node's groups: a cache's copies are its group's files.
+    std::map<uint32_t, std::string> known;
+    std::map<uint32_t, int32_t> group_of;
+    if (auto groups = wal::ListIgniteGroups(stores->nodes.front().store); groups.ok()) {
+      for (const auto& g : *groups) {
+        for (const auto& c : g.caches) {
+          known[static_cast<uint32_t>(c.id)] = c.name;
+          group_of[static_cast<uint32_t>(c.id)] = g.id;
+        }
+      }
+    }
+    std::vector<uint32_t> caches;
+    if (!ResolveCacheNames(o.cache_names, known, true, o.dirs.front(), &caches, output)) return kExitUsage;
+    for (uint32_t c : caches) {
+      auto g = group_of.find(c);
+      how.groups.push_back(g != group_of.end() ? g->second : static_cast<int32_t>(c));
+    }
+  }
   how.baseline = stores->baseline;
   how.threads = o.jobs;
   how.progress = [&done](uint64_t d) { done = d; };
