@@ -146,4 +146,83 @@ final class Json {
         }
         return new String(out);
     }
+
+    /**
+     * A JSON object of one level (strings, numbers, booleans, null), as walcut's JSON Lines
+     * give one: each field's value as text (a string unescaped, null as null).
+     */
+    static Map<String, String> flatObject(String text) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        int[] at = {skip(text, 0)};
+        expect(text, at, '{');
+        if (peek(text, at) == '}')
+            return out;
+        while (true) {
+            String key = string(text, at);
+            expect(text, at, ':');
+            String value;
+            if (peek(text, at) == '"')
+                value = string(text, at);
+            else {
+                int start = at[0];
+                while (at[0] < text.length() && ",} \t".indexOf(text.charAt(at[0])) < 0)
+                    at[0]++;
+                value = text.substring(start, at[0]);
+                if (value.equals("null"))
+                    value = null;
+            }
+            out.put(key, value);
+            char c = peek(text, at);
+            at[0]++;
+            if (c == '}')
+                return out;
+            if (c != ',')
+                throw new IllegalArgumentException("expected , or } at " + (at[0] - 1) + ": " + text);
+        }
+    }
+
+    private static int skip(String t, int i) {
+        while (i < t.length() && Character.isWhitespace(t.charAt(i)))
+            i++;
+        return i;
+    }
+
+    private static char peek(String t, int[] at) {
+        at[0] = skip(t, at[0]);
+        if (at[0] >= t.length())
+            throw new IllegalArgumentException("cut short: " + t);
+        return t.charAt(at[0]);
+    }
+
+    private static void expect(String t, int[] at, char c) {
+        if (peek(t, at) != c)
+            throw new IllegalArgumentException("expected " + c + " at " + at[0] + ": " + t);
+        at[0]++;
+    }
+
+    private static String string(String t, int[] at) {
+        expect(t, at, '"');
+        StringBuilder sb = new StringBuilder();
+        while (true) {
+            if (at[0] >= t.length())
+                throw new IllegalArgumentException("string cut short: " + t);
+            char c = t.charAt(at[0]++);
+            if (c == '"')
+                return sb.toString();
+            if (c != '\\') {
+                sb.append(c);
+                continue;
+            }
+            char e = t.charAt(at[0]++);
+            switch (e) {
+                case 'n': sb.append('\n'); break;
+                case 't': sb.append('\t'); break;
+                case 'r': sb.append('\r'); break;
+                case 'b': sb.append('\b'); break;
+                case 'f': sb.append('\f'); break;
+                case 'u': sb.append((char)Integer.parseInt(t.substring(at[0], at[0] + 4), 16)); at[0] += 4; break;
+                default: sb.append(e);
+            }
+        }
+    }
 }
