@@ -155,7 +155,7 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
       ->allow_extra_args(false);  // one value each time: PATH may follow, and need not
   sub->add_option("--tx", args->tx, "Only records of this transaction (T.N.O)");
   AddWhole(sub, "--partition", &args->partition, 0, UINT32_MAX, "Only entries and rollbacks of partition P");
-  sub->add_option("--cache", args->options.cache_names,
+  sub->add_option("--cache", args->options.cache_wanted,
                   "Only entries and rollbacks of this cache, by name or id (repeatable); an Ignite cache by the "
                   "name its directories and configuration give it")
       ->allow_extra_args(false);

@@ -442,6 +442,7 @@ class DumpRun {
     const app::WalInput& in = inputs_[i];
     const wal::BinaryTypes* types = binary_types_[i].empty() ? nullptr : &binary_types_[i];
     format_.binary_types = types;
+    format_.cache_names = o_.cache_names.empty() ? nullptr : &o_.cache_names;
     filter_.set_binary_types(types);
     const wal::ReaderOptions ro = ReaderOptionsFor(i);
     std::vector<wal::Issue> torn;
@@ -767,11 +768,12 @@ int RunDump(const DumpOptions& given, Output& output) {
     return kExitUnreadable;
   }
   DumpOptions o = given;
-  if (!o.cache_names.empty()) {
-    bool ignite = false;
-    const auto known = KnownCaches(*resolved, &ignite);
+  bool ignite = false;
+  o.cache_names = KnownCaches(*resolved, &ignite);
+  if (!o.cache_wanted.empty()) {
     o.caches.clear();
-    if (!ResolveCacheNames(o.cache_names, known, ignite, o.paths.empty() ? "" : o.paths[0], &o.caches, output)) {
+    if (!ResolveCacheNames(o.cache_wanted, o.cache_names, ignite, o.paths.empty() ? "" : o.paths[0], &o.caches,
+                           output)) {
       return kExitUsage;
     }
   }

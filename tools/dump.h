@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,8 +26,9 @@ struct DumpOptions {
   std::vector<uint8_t> types;          // record type ids; empty = all
   std::optional<wal::TxId> tx;
   std::optional<uint32_t> partition;
-  std::vector<std::string> cache_names;  // --cache as given: names or ids
+  std::vector<std::string> cache_wanted;  // --cache as given: names or ids
   std::vector<uint32_t> caches;          // those resolved (RunDump); empty = all
+  std::map<uint32_t, std::string> cache_names;  // names printed beside ids (RunDump finds them)
   std::optional<std::string> key;
   std::optional<std::string> cut;      // a cut id or a prefix of one
   std::optional<wal::Pointer> from;

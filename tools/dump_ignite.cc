@@ -128,8 +128,9 @@ void DataText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   PutU(out, d.entries.size());
   out->push_back(':');
   ForEachEntry(d, f, [&](const wal::DataEntry& e) {
-    Put(out, " [cache {} part {} cntr {} {} key ", static_cast<int32_t>(e.cache_id), e.partition, e.counter,
-        wal::EntryOpName(e.op));
+    const std::string* name = f.CacheName(e.cache_id);
+    Put(out, " [cache {}{} part {} cntr {} {} key ", static_cast<int32_t>(e.cache_id),
+        name != nullptr ? " (" + *name + ")" : "", e.partition, e.counter, wal::EntryOpName(e.op));
     ObjectText(out, e.key_type, e.key, ValuesMode::kShow, f.binary_types);
     if (!e.value_null) {
       PutStr(out, " value ");
@@ -154,8 +155,12 @@ void DataJson(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   Put(out, ",\"entry_count\":{},\"entries\":[", d.entries.size());
   bool first = true;
   ForEachEntry(d, f, [&](const wal::DataEntry& e) {
-    Put(out, "{}{{\"cache\":{},\"partition\":{},\"counter\":{},\"op\":\"{}\"", first ? "" : ",",
-        static_cast<int32_t>(e.cache_id), e.partition, e.counter, wal::EntryOpName(e.op));
+    Put(out, "{}{{\"cache\":{}", first ? "" : ",", static_cast<int32_t>(e.cache_id));
+    if (const std::string* name = f.CacheName(e.cache_id)) {
+      PutStr(out, ",\"cache_name\":");
+      AppendJsonString(out, *name);
+    }
+    Put(out, ",\"partition\":{},\"counter\":{},\"op\":\"{}\"", e.partition, e.counter, wal::EntryOpName(e.op));
     first = false;
     ObjectJson(out, "key", e.key_type, e.key, false, ValuesMode::kShow, f.binary_types);
     ObjectJson(out, "value", e.value_type, e.value, e.value_null, f.values, f.binary_types);

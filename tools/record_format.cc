@@ -178,6 +178,7 @@ void DataText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   ForEachEntry(d, f, [&](const wal::DataEntry& e) {
     PutStr(out, " [cache ");
     PutU(out, e.cache_id);
+    if (const std::string* name = f.CacheName(e.cache_id)) Put(out, " ({})", *name);
     PutStr(out, " part ");
     PutU(out, e.partition);
     PutStr(out, " cntr ");
@@ -210,6 +211,10 @@ void DataJson(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   ForEachEntry(d, f, [&](const wal::DataEntry& e) {
     PutStr(out, first ? "{\"cache\":" : ",{\"cache\":");
     PutU(out, e.cache_id);
+    if (const std::string* name = f.CacheName(e.cache_id)) {
+      PutStr(out, ",\"cache_name\":");
+      AppendJsonString(out, *name);
+    }
     PutStr(out, ",\"partition\":");
     PutU(out, e.partition);
     PutStr(out, ",\"counter\":");
@@ -235,14 +240,19 @@ void DataJson(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   PutStr(out, "]");
 }
 
-void RollbackText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
-  Put(out, " cache {} part {} start {} range {}", a.rollback.cache_id, a.rollback.partition,
-      a.rollback.start, a.rollback.range);
+void RollbackText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out) {
+  const std::string* name = f.CacheName(a.rollback.cache_id);
+  Put(out, " cache {}{} part {} start {} range {}", a.rollback.cache_id, name != nullptr ? " (" + *name + ")" : "",
+      a.rollback.partition, a.rollback.start, a.rollback.range);
 }
 
-void RollbackJson(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
-  Put(out, ",\"cache\":{},\"partition\":{},\"start\":{},\"range\":{}", a.rollback.cache_id,
-      a.rollback.partition, a.rollback.start, a.rollback.range);
+void RollbackJson(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out) {
+  Put(out, ",\"cache\":{}", a.rollback.cache_id);
+  if (const std::string* name = f.CacheName(a.rollback.cache_id)) {
+    PutStr(out, ",\"cache_name\":");
+    AppendJsonString(out, *name);
+  }
+  Put(out, ",\"partition\":{},\"start\":{},\"range\":{}", a.rollback.partition, a.rollback.start, a.rollback.range);
 }
 
 void SnapshotText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {

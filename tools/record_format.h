@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct RecordFormat {
   const std::vector<uint32_t>* entries = nullptr;
   // An Ignite node's binary metadata: the names of binary types and their fields.
   const wal::BinaryTypes* binary_types = nullptr;
+  // The caches' names by id (cluster file, Ignite's directories), printed beside the ids.
+  const std::map<uint32_t, std::string>* cache_names = nullptr;
+  const std::string* CacheName(uint32_t id) const {
+    if (cache_names == nullptr) return nullptr;
+    auto it = cache_names->find(id);
+    return it == cache_names->end() ? nullptr : &it->second;
+  }
 };
 
 void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f,

@@ -150,6 +150,10 @@ TEST(CacheNames, DumpCacheKeepsThatCachesEntries) {
   ASSERT_EQ(events.code, 0) << events.err;
   EXPECT_EQ(events.out.find("111981106"), std::string::npos) << events.out;  // events' rows only
   EXPECT_NE(events.out.find("\nTotal "), std::string::npos) << events.out;
+  // Names beside the ids, in text and JSON.
+  auto text = RunCli({"dump", "--cache", "vault", "--limit", "1", work});
+  EXPECT_NE(text.out.find("[cache 111981106 (vault) part "), std::string::npos) << text.out;
+  EXPECT_NE(vault.out.find("\"cache\":111981106,\"cache_name\":\"vault\","), std::string::npos) << vault.out.substr(0, 400);
   auto none = RunCli({"dump", "--cache", "nope", work});
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no cache \"nope\""), std::string::npos) << none.err;
