@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
-#include "libwal/file_io.h"
 
 namespace cut {
 namespace {
@@ -45,12 +44,6 @@ wal::Result<nlohmann::json> ParseJson(std::string_view text, const std::string& 
   if (j.is_discarded()) return wal::Status::Corruption(fmt::format("\"{}\": not valid JSON", path));
   if (!j.is_object()) return wal::Status::Corruption(fmt::format("\"{}\": not a JSON object", path));
   return j;
-}
-
-wal::Result<nlohmann::json> ReadJsonFile(const std::string& path, uint64_t max_bytes) {
-  auto text = wal::ReadFileToString(path, max_bytes);
-  if (!text.ok()) return text.status();
-  return ParseJson(*text, path);
 }
 
 namespace {

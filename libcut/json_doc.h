@@ -22,8 +22,6 @@ inline constexpr int kMaxJsonDepth = 32;
 
 // `path` is only for messages.
 wal::Result<nlohmann::json> ParseJson(std::string_view text, const std::string& path);
-// kNotFound when the file does not exist.
-wal::Result<nlohmann::json> ReadJsonFile(const std::string& path, uint64_t max_bytes = kMaxSideFileBytes);
 
 // A side file that carries a checksum of its own: "checksum", the last key, is
 // "0x" and the 16 hex digits of the XXH3-64 of the document without it, dumped compact

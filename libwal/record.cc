@@ -198,17 +198,6 @@ const char* TxStateName(TxState state) {
   }
 }
 
-bool ParseTxState(std::string_view name, TxState* out) {
-  for (TxState s : {TxState::kPrepared, TxState::kCommitted, TxState::kRolledBack,
-                    TxState::kUnknown}) {
-    if (EqualsIgnoreCase(name, TxStateName(s))) {
-      *out = s;
-      return true;
-    }
-  }
-  return false;
-}
-
 const char* EntryOpName(EntryOp op) {
   switch (op) {
     case EntryOp::kCreate: return "CREATE";

@@ -57,7 +57,6 @@ enum class TxState : uint8_t {
 };
 inline constexpr uint8_t kMaxTxStateOrdinal = 9;
 const char* TxStateName(TxState state);
-bool ParseTxState(std::string_view name, TxState* out);
 
 // Ignite's GridCacheOperation ordinals. walcut writes these three, and so does Ignite;
 // the others (READ 0, TRANSFORM 4, RELOAD 5, NOOP 6) are accepted from Ignite's segments
