@@ -7,8 +7,8 @@ same sum.
 
     load_rows_truth.py WALCUT FIXTURE
 
-Needs Java 17 and Maven (tests/ignite/run builds the harness); run by ./bootstrap test after each
-live harness scenario, not by ctest (it starts a JVM).
+Needs Java 17 and Maven (tests/ignite/run builds the harness); run by ./bootstrap test after the
+live `full` scenario (the one with every kind of cache), not by ctest (it starts a JVM).
 """
 import json
 import os
