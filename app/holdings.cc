@@ -7,10 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "libwal/file_io.h"
-#include "libwal/ignite_format.h"
-#include "libwal/ignite_increment_meta.h"
-#include "libwal/ignite_snapshot.h"
 
 namespace app {
 namespace {
@@ -30,12 +26,6 @@ void Tally(const fs::path& dir, const std::string& suffix, uint64_t* files, uint
     ++*files;
     *bytes += it->file_size(ec);
   }
-}
-
-std::optional<std::string> ReadSmf(const fs::path& path) {
-  auto bytes = wal::ReadFileToString(path.string(), wal::ignite::kMaxSmfBytes);
-  if (!bytes.ok()) return std::nullopt;
-  return std::move(bytes).value();
 }
 
 void Sort(std::vector<std::string>* v) { std::sort(v->begin(), v->end(), NaturalLess); }
@@ -76,32 +66,19 @@ std::vector<SnapshotHoldings> IgniteHoldings(const WalInputs& inputs) {
   std::map<std::pair<std::string, uint32_t>, IncrementHoldings> increments;
   for (const auto& in : inputs.nodes) {
     if (!in.ignite) continue;
-    std::vector<fs::path> dirs;
-    std::error_code ec;
-    if (!in.ignite_snapshot.empty()) {
-      dirs.emplace_back(in.ignite_snapshot);
-    } else if (!in.ignite_work.empty()) {
-      for (const auto& e : fs::directory_iterator(fs::path(in.ignite_work) / "snapshots", ec)) {
-        if (e.is_directory(ec)) dirs.push_back(e.path());
-      }
-    }
-    for (const auto& dir : dirs) {
-      auto bytes = ReadSmf(dir / (in.node + ".smf"));
-      if (!bytes) continue;
-      auto meta = wal::ParseIgniteSnapshotMeta(*bytes);
-      if (!meta.ok() || meta->folder != in.node) continue;
+    for (const auto& dir : SnapshotDirsOf(in)) {
+      auto meta = FullSnapshotMeta(dir, in.node);
+      if (!meta) continue;
       SnapshotHoldings& h = by_name[meta->snapshot];
       h.name = meta->snapshot;
       h.time_ms = std::max(h.time_ms, meta->time_ms);
       h.nodes.push_back(in.node);
       for (const auto& id : meta->baseline) baseline[h.name].insert(wal::IgniteFolderOf(id));
-      Tally(dir / "db" / in.node, ".bin", &h.files, &h.bytes);
+      Tally(fs::path(dir) / "db" / in.node, ".bin", &h.files, &h.bytes);
       for (uint32_t i = 1;; ++i) {
-        const fs::path inc = dir / "increments" / fmt::format("{:016d}", i);
-        auto ib = ReadSmf(inc / (in.node + ".smf"));
-        if (!ib) break;
-        auto im = wal::ParseIgniteIncrementMeta(*ib);
-        if (!im.ok() || im->folder != in.node || im->index != i) break;
+        auto im = IncrementSnapshotMeta(dir, in.node, i);
+        if (!im) break;
+        const fs::path inc = fs::path(dir) / "increments" / fmt::format("{:016d}", i);
         IncrementHoldings& k = increments[{h.name, i}];
         k.index = i;
         if (k.request_id.empty()) k.request_id = im->request_id.ToString();

@@ -380,41 +380,35 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
   return result;
 }
 
-namespace {
-
-
-// The snapshot directories an Ignite node's metadata lies in: its snapshot directory, or
-// each of its work directory's snapshots/*.
-std::vector<fs::path> SnapshotDirsOf(const WalInput& in) {
-  if (!in.ignite_snapshot.empty()) return {fs::path(in.ignite_snapshot)};
-  std::vector<fs::path> out;
+std::vector<std::string> SnapshotDirsOf(const WalInput& in) {
+  if (!in.ignite_snapshot.empty()) return {in.ignite_snapshot};
+  std::vector<std::string> out;
   std::error_code ec;
   if (in.ignite_work.empty()) return out;
   for (const auto& e : fs::directory_iterator(fs::path(in.ignite_work) / "snapshots", ec)) {
-    if (e.is_directory()) out.push_back(e.path());
+    if (e.is_directory()) out.push_back(e.path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-std::optional<wal::IgniteSnapshotMeta> FullMeta(const fs::path& dir, const std::string& folder) {
-  auto bytes = wal::ReadFileToString((dir / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
+std::optional<wal::IgniteSnapshotMeta> FullSnapshotMeta(const std::string& dir, const std::string& folder) {
+  auto bytes = wal::ReadFileToString((fs::path(dir) / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
   if (!bytes.ok()) return std::nullopt;
   auto m = wal::ParseIgniteSnapshotMeta(*bytes);
   if (!m.ok() || m->folder != folder) return std::nullopt;
   return std::move(m).value();
 }
 
-std::optional<wal::IgniteIncrementMeta> IncrementMeta(const fs::path& dir, const std::string& folder, uint32_t i) {
+std::optional<wal::IgniteIncrementMeta> IncrementSnapshotMeta(const std::string& dir, const std::string& folder,
+                                                             uint32_t i) {
   auto bytes = wal::ReadFileToString(
-      (dir / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
+      (fs::path(dir) / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
   if (!bytes.ok()) return std::nullopt;
   auto m = wal::ParseIgniteIncrementMeta(*bytes);
   if (!m.ok() || m->folder != folder || m->index != i) return std::nullopt;
   return std::move(m).value();
 }
-
-}  // namespace
 
 std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& snapshot, uint32_t increment) {
   std::string name = snapshot;
@@ -422,7 +416,7 @@ std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& sn
     uint64_t newest = 0;
     for (const auto& in : *nodes) {
       for (const auto& dir : SnapshotDirsOf(in)) {
-        auto m = FullMeta(dir, in.node);
+        auto m = FullSnapshotMeta(dir, in.node);
         if (m && m->time_ms >= newest) {
           newest = m->time_ms;
           name = m->snapshot;
@@ -434,10 +428,10 @@ std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& sn
   for (auto& in : *nodes) {
     if (!in.ignite || in.wal_dir.empty()) continue;
     for (const auto& dir : SnapshotDirsOf(in)) {
-      auto full = FullMeta(dir, in.node);
-      if (!full || full->snapshot != name || !full->record || !IncrementMeta(dir, in.node, increment)) continue;
+      auto full = FullSnapshotMeta(dir, in.node);
+      if (!full || full->snapshot != name || !full->record || !IncrementSnapshotMeta(dir, in.node, increment)) continue;
       in.wal_dir.first = full->record->segment;
-      if (auto next = IncrementMeta(dir, in.node, increment + 1); next && next->finish) {
+      if (auto next = IncrementSnapshotMeta(dir, in.node, increment + 1); next && next->finish) {
         in.wal_dir.last = next->finish->segment;
       }
       any = true;
@@ -454,7 +448,7 @@ std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vecto
   std::optional<std::pair<std::string, uint32_t>> found;
   for (const auto& in : nodes) {
     for (const auto& dir : SnapshotDirsOf(in)) {
-      auto m = FullMeta(dir, in.node);
+      auto m = FullSnapshotMeta(dir, in.node);
       if (!m || (!snapshot.empty() && m->snapshot != snapshot)) continue;
       if (snapshot.empty() && m->time_ms >= newest) {
         newest = m->time_ms;
@@ -465,9 +459,9 @@ std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vecto
   if (name.empty()) return found;
   for (const auto& in : nodes) {
     for (const auto& dir : SnapshotDirsOf(in)) {
-      auto m = FullMeta(dir, in.node);
+      auto m = FullSnapshotMeta(dir, in.node);
       if (!m || m->snapshot != name) continue;
-      for (uint32_t i = 1; IncrementMeta(dir, in.node, i); ++i) {
+      for (uint32_t i = 1; IncrementSnapshotMeta(dir, in.node, i); ++i) {
         if (!found || i > found->second) found = std::make_pair(name, i);
       }
     }

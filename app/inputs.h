@@ -12,6 +12,8 @@
 
 #include "libcut/cluster_file.h"
 #include "libcut/kept_increments.h"
+#include "libwal/ignite_increment_meta.h"
+#include "libwal/ignite_snapshot.h"
 #include "libwal/segment_file.h"
 #include "libwal/status.h"
 
@@ -78,6 +80,16 @@ std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector
 // taken last), by their metadata; none when they keep none.
 std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vector<WalInput>& nodes,
                                                                 const std::string& snapshot);
+
+// The snapshot directories an Ignite node's metadata lies in: its snapshot directory, or
+// each of its work directory's snapshots/*, sorted.
+std::vector<std::string> SnapshotDirsOf(const WalInput& in);
+// The node's metadata (`folder`.smf) of the full snapshot in `dir`, or of its increment
+// `i` (increments/<16 digits>/); none when it is missing, does not parse, or names
+// another folder or index.
+std::optional<wal::IgniteSnapshotMeta> FullSnapshotMeta(const std::string& dir, const std::string& folder);
+std::optional<wal::IgniteIncrementMeta> IncrementSnapshotMeta(const std::string& dir, const std::string& folder,
+                                                             uint32_t i);
 
 // The directory holding `path` (its absolute, normal form's parent).
 std::string ParentOf(const std::string& path);
