@@ -441,6 +441,18 @@ std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& sn
   return any ? name : std::string();
 }
 
+std::optional<IncrementRange> IncrementRangeOf(const WalInput& in, const std::string& snapshot, uint32_t increment) {
+  if (!in.ignite) return std::nullopt;
+  for (const auto& dir : SnapshotDirsOf(in)) {
+    auto full = FullSnapshotMeta(dir, in.node);
+    if (!full || full->snapshot != snapshot || !full->record) continue;
+    auto inc = IncrementSnapshotMeta(dir, in.node, increment);
+    if (!inc) continue;
+    return IncrementRange{*full->record, inc->request_id};
+  }
+  return std::nullopt;
+}
+
 std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vector<WalInput>& nodes,
                                                                 const std::string& snapshot) {
   std::string name = snapshot;

@@ -71,6 +71,15 @@ std::vector<std::string> BinaryMetaDirsOf(const WalInput& in);
 // empty when no node could be limited.
 std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& snapshot, uint32_t increment);
 
+// Where an Ignite node's restore of increment `increment` of full snapshot `snapshot` (a
+// name) reads its WAL from and to, by the node's metadata: the snapshot's CLUSTER_SNAPSHOT
+// record and the increment's id (its Finish record's). None when its metadata does not say.
+struct IncrementRange {
+  wal::Pointer from;
+  wal::Uuid cut_id;
+};
+std::optional<IncrementRange> IncrementRangeOf(const WalInput& in, const std::string& snapshot, uint32_t increment);
+
 // The increment (snapshot and index) whose request id begins with `cut_prefix`, by the
 // increments' metadata of the Ignite nodes; none when none or several match.
 std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector<WalInput>& nodes,

@@ -1,6 +1,9 @@
 #include "recovery/ignite_restore.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -66,6 +69,9 @@ class IncrementReplay {
     return false;
   }
   wal::Status OnData(const wal::Record& r);
+  // One record of the range; *finished at the increment's Finish record.
+  // `bytes`: its size, and that of the records before it not handed over.
+  wal::Status Step(const wal::Record& r, uint64_t bytes, bool* finished);
 
   const NodePlan& plan_;
   const ProgressFn& progress_;
@@ -191,50 +197,62 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
   return wal::Status::Ok();
 }
 
+wal::Status IncrementReplay::Step(const wal::Record& r, uint64_t bytes, bool* finished) {
+  out_.read_to = r.ptr;
+  out_.wal_bytes += bytes;
+  since_progress_ += bytes;
+  if (progress_ && since_progress_ > (8u << 20)) {
+    progress_(plan_.node, out_.wal_bytes);
+    since_progress_ = 0;
+  }
+  const auto type = static_cast<wal::RecordType>(r.type);
+  if (type == wal::RecordType::kData) {
+    WAL_RETURN_IF_ERROR(OnData(r));
+  } else if (type == wal::RecordType::kClusterSnapshot) {
+    started_ |= r.decoded.snapshot.name == plan_.snapshot;
+  } else if (type == wal::RecordType::kCutStart) {
+    if (started_ && r.decoded.cut_start.cut_id == plan_.cut_id) filter_ = Filter::kIncluded;
+  } else if (type == wal::RecordType::kCutFinish) {
+    const wal::Uuid& id = r.decoded.cut_finish.cut_id;
+    if (started_ && id == plan_.cut_id) {
+      *finished = true;
+      return wal::Status::Ok();
+    }
+    if (started_ && id == plan_.previous_cut) filter_ = Filter::kNotExcluded;
+  } else if (wal::IsIgniteOtherDataRecord(r.type)) {
+    return wal::Status::NotSupported(fmt::format(
+        "{}: {} at {} holds writes walcut cannot apply (only DATA_RECORD_V2 is read): the restore would miss them",
+        plan_.node, wal::IgniteRecordTypeName(r.type), r.ptr.ToString()));
+  }
+  return wal::Status::Ok();
+}
+
 wal::Status IncrementReplay::Replay() {
-  auto files = SegmentsOfRange(plan_.node, plan_.wal, plan_.from, plan_.finish);
-  if (!files.ok()) return files.status();
-  std::string first_error;
-  wal::ReaderOptions ro;
-  ro.from = plan_.from;
-  ro.light = true;  // DATA records viewed in place
-  auto reader = wal::WalReader::OpenFiles(std::move(files).value(), ro, [&](const wal::Issue& i) {
-    if (i.IsError() && first_error.empty()) first_error = i.ToString();
-  });
   out_.read_from = plan_.from;
   filter_ = plan_.previous_cut.IsNil() ? Filter::kNotExcluded : Filter::kAll;
   bool reached_finish = false;
-  const wal::Record* r = nullptr;
-  while (reader->Next(&r) && first_error.empty()) {
-    out_.read_to = r->ptr;
-    out_.wal_bytes += r->size;
-    since_progress_ += r->size;
-    if (progress_ && since_progress_ > (8u << 20)) {
-      progress_(plan_.node, out_.wal_bytes);
-      since_progress_ = 0;
+  const KeptRecords* kept = plan_.kept.get();
+  if (kept != nullptr && kept->complete() && kept->from() == plan_.from && kept->cut_id() == plan_.cut_id) {
+    // The check read these records from the same files a moment ago.
+    WAL_RETURN_IF_ERROR(kept->ForEach([&](const wal::Record& r, uint64_t bytes) { return Step(r, bytes, &reached_finish); },
+                                      &reached_finish));
+  } else {
+    auto files = SegmentsOfRange(plan_.node, plan_.wal, plan_.from, plan_.finish);
+    if (!files.ok()) return files.status();
+    std::string first_error;
+    wal::ReaderOptions ro;
+    ro.from = plan_.from;
+    ro.light = true;  // DATA records viewed in place
+    auto reader = wal::WalReader::OpenFiles(std::move(files).value(), ro, [&](const wal::Issue& i) {
+      if (i.IsError() && first_error.empty()) first_error = i.ToString();
+    });
+    const wal::Record* r = nullptr;
+    while (!reached_finish && reader->Next(&r) && first_error.empty()) {
+      WAL_RETURN_IF_ERROR(Step(*r, r->size, &reached_finish));
     }
-    const auto type = static_cast<wal::RecordType>(r->type);
-    if (type == wal::RecordType::kData) {
-      WAL_RETURN_IF_ERROR(OnData(*r));
-    } else if (type == wal::RecordType::kClusterSnapshot) {
-      started_ |= r->decoded.snapshot.name == plan_.snapshot;
-    } else if (type == wal::RecordType::kCutStart) {
-      if (started_ && r->decoded.cut_start.cut_id == plan_.cut_id) filter_ = Filter::kIncluded;
-    } else if (type == wal::RecordType::kCutFinish) {
-      const wal::Uuid& id = r->decoded.cut_finish.cut_id;
-      if (started_ && id == plan_.cut_id) {
-        reached_finish = true;
-        break;
-      }
-      if (started_ && id == plan_.previous_cut) filter_ = Filter::kNotExcluded;
-    } else if (wal::IsIgniteOtherDataRecord(r->type)) {
-      return wal::Status::NotSupported(fmt::format(
-          "{}: {} at {} holds writes walcut cannot apply (only DATA_RECORD_V2 is read): the restore would miss them",
-          plan_.node, wal::IgniteRecordTypeName(r->type), r->ptr.ToString()));
+    if (!first_error.empty()) {
+      return wal::Status::Corruption(fmt::format("{}: the WAL range to replay is damaged: {}", plan_.node, first_error));
     }
-  }
-  if (!first_error.empty()) {
-    return wal::Status::Corruption(fmt::format("{}: the WAL range to replay is damaged: {}", plan_.node, first_error));
   }
   if (!started_) {
     return wal::Status::Corruption(fmt::format("{}: no CLUSTER_SNAPSHOT record of '{}' at {} or after it", plan_.node,
@@ -280,6 +298,125 @@ NodeResult IncrementReplay::Finish() {
 }
 
 }  // namespace
+
+std::shared_ptr<std::atomic<int64_t>> KeptRecords::Budget(int64_t bytes) {
+  if (bytes <= 0) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    const int64_t memory = pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : (int64_t{1} << 32);
+    bytes = std::min<int64_t>(memory / 4, int64_t{2} << 30);
+  }
+  return std::make_shared<std::atomic<int64_t>>(bytes);
+}
+
+KeptRecords::KeptRecords(wal::Pointer from, wal::Uuid cut_id, std::shared_ptr<std::atomic<int64_t>> budget)
+    : from_(from), cut_id_(cut_id), budget_(std::move(budget)) {}
+
+KeptRecords::~KeptRecords() { Drop(); }
+
+void KeptRecords::Drop() {
+  if (budget_ && taken_ != 0) budget_->fetch_add(taken_);
+  taken_ = 0;
+  std::vector<Item>().swap(items_);
+  std::vector<std::unique_ptr<char[]>>().swap(chunks_);
+  chunk_used_ = chunk_size_ = 0;
+}
+
+char* KeptRecords::Room(size_t n) {
+  if (chunk_size_ - chunk_used_ >= n) {
+    char* at = chunks_.back().get() + chunk_used_;
+    chunk_used_ += n;
+    return at;
+  }
+  constexpr size_t kChunk = 1 << 20;
+  const size_t size = std::max(kChunk, n);
+  const auto cost = static_cast<int64_t>(size);
+  if (budget_ && budget_->fetch_sub(cost) < cost) {
+    budget_->fetch_add(cost);
+    return nullptr;
+  }
+  taken_ += cost;
+  chunks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+  chunk_size_ = size;
+  chunk_used_ = n;
+  return chunks_.back().get();
+}
+
+void KeptRecords::Add(const wal::Record& r) {
+  if (finished_ || dropped_ || r.ptr < from_) return;
+  Item it;
+  it.ptr = r.ptr;
+  it.size = r.size;
+  it.type = r.type;
+  it.format = r.format;
+  std::string_view keep;
+  switch (static_cast<wal::RecordType>(r.type)) {
+    case wal::RecordType::kData:
+      it.count = r.data.count;
+      it.timestamp = r.data.timestamp;
+      it.format = r.data.format;
+      keep = r.data.entries;
+      break;
+    case wal::RecordType::kClusterSnapshot: keep = r.decoded.snapshot.name; break;
+    case wal::RecordType::kCutStart: it.id = r.decoded.cut_start.cut_id; break;
+    case wal::RecordType::kCutFinish:
+      it.id = r.decoded.cut_finish.cut_id;
+      finished_ = it.id == cut_id_;
+      break;
+    default:
+      if (!wal::IsIgniteOtherDataRecord(r.type)) {  // not looked at: only its size counts
+        skipped_bytes_ += r.size;
+        return;
+      }
+      break;
+  }
+  it.size += skipped_bytes_;  // the records between count as read with this one
+  skipped_bytes_ = 0;
+  char* at = Room(keep.size());
+  if (at != nullptr && items_.size() == items_.capacity()) {  // the items' vector grows: its share is taken too
+    const size_t more = std::max<size_t>(items_.capacity(), 1024);
+    const auto cost = static_cast<int64_t>(more * sizeof(Item));
+    if (budget_ && budget_->fetch_sub(cost) < cost) {
+      budget_->fetch_add(cost);
+      at = nullptr;
+    } else {
+      taken_ += cost;
+      items_.reserve(items_.capacity() + more);
+    }
+  }
+  if (at == nullptr) {
+    dropped_ = true;
+    Drop();
+    return;
+  }
+  if (!keep.empty()) std::memcpy(at, keep.data(), keep.size());
+  it.bytes = at;
+  it.length = keep.size();
+  items_.push_back(it);
+}
+
+wal::Status KeptRecords::ForEach(const std::function<wal::Status(const wal::Record&, uint64_t)>& fn,
+                                 const bool* stop) const {
+  wal::Record r;
+  for (const Item& it : items_) {
+    if (stop != nullptr && *stop) break;
+    r.ptr = it.ptr;
+    r.size = static_cast<uint32_t>(std::min<uint64_t>(it.size, UINT32_MAX));
+    r.type = it.type;
+    r.format = it.format;
+    const std::string_view bytes(it.bytes, it.length);
+    switch (static_cast<wal::RecordType>(it.type)) {
+      case wal::RecordType::kData:
+        r.data = wal::DataView{it.timestamp, it.count, bytes, it.format};
+        break;
+      case wal::RecordType::kClusterSnapshot: r.decoded.snapshot.name = bytes; break;
+      case wal::RecordType::kCutStart: r.decoded.cut_start.cut_id = it.id; break;
+      case wal::RecordType::kCutFinish: r.decoded.cut_finish.cut_id = it.id; break;
+      default: break;
+    }
+    WAL_RETURN_IF_ERROR(fn(r, it.size));
+  }
+  return wal::Status::Ok();
+}
 
 wal::Result<NodeResult> RestoreIgniteIncrement(const NodePlan& plan, const ProgressFn& progress) {
   IncrementReplay replay(plan, progress);
@@ -331,7 +468,10 @@ wal::Status PlaceIgniteSnapshotNode(const std::string& snapshot_dir, const std::
     if (!fs::is_directory(d, ec)) break;
     dirs.push_back(d);
   }
-  np->wal = dirs.size() == increment ? wal::WalLocation(std::move(dirs)) : live;
+  // The segments the check read (the node's archive, where it still holds them, then the
+  // increments' copies): the replay applies what was checked, and reads a raw segment
+  // rather than inflate its .wal.zip copy.
+  np->wal = !live.empty() ? live : wal::WalLocation(std::move(dirs));
   if (increment > 1) {
     const std::string prev = fmt::format("{}/{}.smf", IncrementDir(snapshot_dir, increment - 1), folder);
     auto prev_bytes = wal::ReadFileToString(prev, kMaxSmfBytes);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@
 #include "recovery/partition_file.h"
 
 namespace recovery {
+
+class KeptRecords;  // ignite_restore.h
 
 struct NodePlan {
   std::string node;
@@ -33,6 +36,9 @@ struct NodePlan {
   std::string snapshot;
   wal::Uuid cut_id, previous_cut;
   wal::Pointer from;             // the base's ClusterSnapshotRecord (Ignite: 0:0)
+  // Ignite's increment: the records of the range to replay, kept as the check read them
+  // (ignite_restore.h); null, or not complete: the replay reads the WAL.
+  std::shared_ptr<const KeptRecords> kept;
   wal::Pointer start, finish;    // the cut's records on this node
   std::vector<wal::TxId> before, after;
   // Restore only these caches and partitions (empty: all): the base's other partition

@@ -106,7 +106,7 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
   std::vector<std::unique_ptr<cut::CutFeed>> feeds;
   for (size_t i = 0; i < inputs.nodes.size(); ++i) {
     const app::WalInput& in = inputs.nodes[i];
-    auto feed = cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i) : nullptr);
+    auto feed = cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i, in) : nullptr);
     feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
   }
   // Not a thread per node: each reading thread takes the next node with room ahead of the

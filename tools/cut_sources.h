@@ -39,9 +39,9 @@ struct WalCheck {
   bool keep_sets = false;
   // The words of the progress line.
   std::string progress = "reading the WALs";
-  // When set, tap(i) is called for the i-th node of the inputs, before its WAL is read:
-  // what it returns sees each record of that WAL, in order, on one thread at a time.
-  std::function<cut::RecordTap(size_t)> tap;
+  // When set, tap(i, node) is called for the i-th node of the inputs, before its WAL is
+  // read: what it returns sees each record of that WAL, in order, on one thread at a time.
+  std::function<cut::RecordTap(size_t, const app::WalInput&)> tap;
   // Threads reading the WALs, taking the nodes in turn; 0: one per core.
   size_t threads = 0;
   // A node directory given on its own takes the cluster file above it as the cluster's

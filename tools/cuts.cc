@@ -302,7 +302,7 @@ bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing*
   auto resolved = app::ResolveWalInputs(paths);
   auto tally = std::make_shared<WalTally>(resolved.ok() ? resolved->nodes.size() : 0);
   WalCheck how;
-  how.tap = [tally](size_t i) { return tally->Tap(i); };
+  how.tap = [tally](size_t i, const app::WalInput&) { return tally->Tap(i); };
   cut::StreamedCluster streamed;
   if (!CheckFromWal(paths, how, output, &streamed, code, &out->inputs)) return false;
   out->report = std::move(streamed.report);

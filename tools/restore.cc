@@ -20,10 +20,11 @@
 #include "libwal/segment_file.h"
 #include "libwal/staged_output.h"
 #include "libwal/wal_writer.h"
+#include "recovery/ignite_restore.h"
 #include "recovery/restore.h"
-#include "tools/cache_names.h"
 #include "recovery/restore_job.h"
 #include "recovery/verify.h"
+#include "tools/cache_names.h"
 #include "tools/cut_sources.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
@@ -344,6 +345,25 @@ int RunRestore(const RestoreOptions& given, Output& output) {
   // records' places and its sets).
   WalCheck how;
   if (!ignite_wals.empty()) how.increment = IgniteIncrementOf(o, ignite_inputs);
+  // What each node's replay of the increment reads is kept as the check reads it, so that
+  // the WAL is read once.
+  std::map<std::string, std::shared_ptr<recovery::KeptRecords>> kept;
+  if (how.increment) {
+    std::string name = how.increment->first;
+    if (name.empty()) {  // the full snapshot taken last, as the check's bounds take it
+      std::vector<app::WalInput> nodes;
+      for (const auto& [node, in] : ignite_inputs) nodes.push_back(in);
+      name = app::BoundToIncrement(&nodes, name, how.increment->second);
+    }
+    const uint32_t k = how.increment->second;
+    how.tap = [&kept, name, k, budget = recovery::KeptRecords::Budget()](size_t, const app::WalInput& in) -> cut::RecordTap {
+      auto range = app::IncrementRangeOf(in, name, k);
+      if (!range) return nullptr;
+      auto records = std::make_shared<recovery::KeptRecords>(range->from, range->cut_id, budget);
+      kept[in.node] = records;
+      return [records](const wal::Record& r) { records->Add(r); };
+    };
+  }
   how.keep_sets = true;
   how.progress = "finding the cuts";
   how.threads = o.jobs;  // --jobs counts the threads of both phases (0: one per core)
@@ -388,6 +408,12 @@ int RunRestore(const RestoreOptions& given, Output& output) {
   for (auto& n : plan->nodes) {
     n.only_caches = o.caches;
     n.only_partitions = o.partitions;
+    // Kept records stand for the WAL only where the check read it without an error.
+    auto k = kept.find(n.node);
+    auto index = std::find_if(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& x) { return x.node == n.node; });
+    if (k != kept.end() && index != indexes.end() && index->read_errors.empty() && index->open_error.empty()) {
+      n.kept = k->second;
+    }
   }
   if (!o.dry_run) return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, ignite_caches, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {

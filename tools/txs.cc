@@ -24,7 +24,7 @@ bool ReadAll(const std::vector<std::string>& paths, const std::optional<wal::TxI
   std::vector<std::unique_ptr<cut::TxCensus>> census;
   WalCheck how;
   how.keep_sets = true;
-  how.tap = [&](size_t i) -> cut::RecordTap {
+  how.tap = [&](size_t i, const app::WalInput&) -> cut::RecordTap {
     if (census.size() <= i) census.resize(i + 1);
     census[i] = std::make_unique<cut::TxCensus>(only);
     return [c = census[i].get()](const wal::Record& r) { c->OnRecord(r); };
