@@ -229,7 +229,7 @@ void WalReader::AfterSwitch() {
   if (ignite_) {
     // Ignite reads nothing after a SWITCH; in a reused work file what follows is an
     // older segment's.
-    if (!bytes_.AllZeroFrom(pos_)) {
+    if (options_.note_stale_bytes && !bytes_.AllZeroFrom(pos_)) {
       Report(MakeIssue(IssueKind::kStaleBytes, pos_,
                        fmt::format("{} bytes after the SWITCH_SEGMENT_RECORD are an older segment's (a reused work file)",
                                    bytes_.bytes().size() - pos_)));

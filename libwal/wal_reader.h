@@ -110,6 +110,12 @@ struct ReaderOptions {
   // The node every segment header is held to from the first (a part after the first:
   // the node of the WAL's first header), as if that header had been read.
   std::optional<Uuid> node_id;
+  // Report an older segment's bytes after the end of an Ignite segment's data (kStaleBytes,
+  // not an error: how Ignite leaves every work file it reuses). They are found by reading
+  // the rest of the segment, which is otherwise read only where a record of the segment
+  // could still follow (never after a SWITCH_SEGMENT_RECORD, and not past the zeros after
+  // an end of data).
+  bool note_stale_bytes = false;
 };
 
 // Segments that every WalReader of the process has finished with (read, or failed to

@@ -168,7 +168,9 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
   }
   const uint64_t at = pos_;
   bool found = false;
-  const uint64_t next = options_.resync ? Resync(&issue, &found) : size;
+  // After an end of data, zeros to the end hold no record: no need to look for one.
+  const bool zeros_after = end_mark && options_.resync && bytes_.AllZeroFrom(at);
+  const uint64_t next = options_.resync && !zeros_after ? Resync(&issue, &found) : size;
   if (found) {
     // Sound records of this segment follow: what stopped us is damage.
     if (end_mark) issue.message += ", but records of this segment follow";
@@ -184,7 +186,7 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
   }
   if (end_mark && last) {
     // The end of the data. Bytes after it in a work file are an older segment's.
-    if (!bytes_.AllZeroFrom(at)) {
+    if (options_.note_stale_bytes && !zeros_after && !bytes_.AllZeroFrom(at)) {
       Report(MakeIssue(IssueKind::kStaleBytes, at,
                        fmt::format("end of data at {}; the {} bytes after it are an older segment's (a reused work "
                                    "file)",
