@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "libcut/copy_counters.h"
 #include "libcut/hash.h"
 #include "libcut/side.h"
 #include "libcut/violation.h"
@@ -74,6 +75,10 @@ struct CutOnNode {
   std::vector<LocalProblem> problems;
   // A read problem (corruption, missing segment) inside the window, with its address.
   std::optional<std::string> unverifiable;
+  // Apache Ignite: the update counters this node's copies apply when the increment is
+  // restored (copy_counters.h), compared across nodes by the cluster check. Not carried by
+  // summaries or a reading's saved state (then not known).
+  AppliedCounters applied;
 };
 
 struct BaseSnapshot {

@@ -9,7 +9,10 @@ namespace cut {
 void IndexBuilder::OnRecord(const wal::Record& r) {
   if (index_->records++ == 0) index_->begin = r.ptr;
   // Segments missing between two read (reported before reading began): a gap, as in OnIssue.
-  if (r.ptr.segment > last_segment_ + 1 && index_->records > 1) order_ = TxOrder();
+  if (r.ptr.segment > last_segment_ + 1 && index_->records > 1) {
+    order_ = TxOrder();
+    counters_.Lose();
+  }
   last_segment_ = r.ptr.segment;
   if (wal::IsIgnite(r.format)) classifier_.set_ignite_rules(true);
   const auto& a = r.decoded;
@@ -19,6 +22,7 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
       index_->order = a.header.node_order;
       break;
     case wal::RecordType::kClusterSnapshot:
+      if (wal::IsIgnite(r.format)) counters_.OnSnapshot();
       index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr, TimeOf(r, a.snapshot.timestamp)});
       Stamp(a.snapshot.timestamp);
       order_.Start();
@@ -56,7 +60,12 @@ void IndexBuilder::OnData(const wal::Record& r) {
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
     if (e.xid.IsNull()) continue;  // an initial load, not a transaction
     window_.OnWrite(e);
-    if (ignite) placer_.OnWrite(e.xid, r.ptr);
+    if (ignite) {
+      placer_.OnWrite(e.xid, r.ptr);
+      if (e.op == wal::EntryOp::kCreate || e.op == wal::EntryOp::kUpdate || e.op == wal::EntryOp::kDelete) {
+        counters_.OnUpdate(e.cache_id, e.partition, e.counter, e.xid);
+      }
+    }
   }
 }
 
@@ -95,6 +104,7 @@ void IndexBuilder::OnIgniteCommit(const wal::TxId& x, const wal::Pointer& at, co
 void IndexBuilder::OnIssue(const wal::Issue& issue) {
   if (issue.kind == wal::IssueKind::kTornTail) index_->torn_tail = issue.ToString();
   if (!issue.IsError()) return;
+  counters_.Lose();
   AddError(wal::Pointer{issue.segment, static_cast<uint32_t>(issue.offset)}, issue.ToString());
   // Past a gap in what was read, transactions are no longer seen whole: their order
   // is checked again from the next full snapshot.
@@ -167,6 +177,7 @@ void IndexBuilder::OnStart(const wal::Record& r) {
     if (!prev.finalized) Finalize(prev);
   }
   if (s == nullptr) s = Open(st.cut_id);
+  if (wal::IsIgnite(r.format)) counters_.OnStart();
   s->cut.has_start = true;
   s->cut.start = r.ptr;
   if (!s->finalized) open_starts_.emplace(r.ptr, s);
@@ -201,6 +212,13 @@ void IndexBuilder::OnFinish(const wal::Record& r) {
   s->cut.finish_ts = TimeOf(r, f.timestamp);
   s->cut.before = f.before;
   s->cut.after = f.after;
+  if (wal::IsIgnite(r.format)) {
+    if (s->cut.has_start) {
+      s->cut.applied = counters_.OnFinish(f.before, f.after);
+    } else {
+      counters_.Lose();
+    }
+  }
   if (s->finalized) {
     s->cut.problems.push_back({Kind::kFinishAfterNextStart, {}, r.ptr,
                                "Finish record written after the next cut's Start record"});

@@ -90,7 +90,12 @@ void ApplyKeptIncrements(std::vector<NodeKept> nodes, const std::vector<std::str
     }
   }
   for (auto& c : report->cuts) {
-    if (c.status != CutStatus::kConsistent) continue;
+    // A cut whose copies differ (a node rebalanced since the full snapshot) may be an
+    // increment Ignite failed for that reason: its metadata says.
+    const bool copies_only = c.status == CutStatus::kInconsistent && !c.violations.empty() &&
+                             std::all_of(c.violations.begin(), c.violations.end(),
+                                         [](const Violation& v) { return v.kind == Kind::kCopiesDiffer; });
+    if (c.status != CutStatus::kConsistent && !copies_only) continue;
     std::vector<std::string> lacking, unknown;
     std::optional<KeptIncrement> named;
     for (const auto& n : nodes) {

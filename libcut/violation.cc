@@ -47,6 +47,8 @@ constexpr KindRow kKinds[] = {
     {Kind::kNotGiven, "not-given", "every server of the cluster file is given"},
     {Kind::kTornTransaction, "torn-transaction",
      "a transaction with entries before a node's Start record and after it is listed in a set of the Finish record"},
+    {Kind::kCopiesDiffer, "copies-differ",
+     "every copy of a partition applies the same updates (by update counter) from the full snapshot to the increment"},
 };
 static_assert(sizeof(kKinds) / sizeof(kKinds[0]) == kKindCount, "one row per kind");
 

@@ -44,8 +44,10 @@ enum class Kind : uint8_t {
   // Found on one node alone, added since: kinds are numbered in summary files, so a new
   // one comes last.
   kTornTransaction,
+  // Found across the nodes of a cut, added since.
+  kCopiesDiffer,
 };
-inline constexpr int kKindCount = static_cast<int>(Kind::kTornTransaction) + 1;
+inline constexpr int kKindCount = static_cast<int>(Kind::kCopiesDiffer) + 1;
 
 // "side-mismatch".
 const char* KindName(Kind kind);

@@ -29,6 +29,7 @@ import tempfile
 import zlib
 
 from ignite_reading import cut_sides, side_mismatches
+from mutation_sweep import data_fields
 
 
 class Mismatch(Exception):
@@ -114,6 +115,19 @@ def check_fixture(walcut, fixture, nodes=None, snapshot=None):
     return len(ok)
 
 
+def raw_files_of(wal, segment):
+    """Every raw .wal file under `wal` whose header names segment `segment`."""
+    for root, _, files in os.walk(wal):
+        for name in sorted(files):
+            if not name.endswith(".wal"):
+                continue
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                head = f.read(9)
+            if len(head) == 9 and head[0] == 5 and struct.unpack_from("<q", head, 1)[0] == segment:
+                yield path
+
+
 def frame_at(path, offset):
     data = bytearray(open(path, "rb").read())
     length = struct.unpack_from("<i", data, offset + 13)[0]
@@ -194,16 +208,9 @@ def self_test(walcut, fixture):
         target = [f for f in finishes if f.get("before")][-1]
         wal = os.path.join(copy, "nodes", "server-1", "work", "db", "wal")
         rewritten = 0
-        for root, _, files in os.walk(wal):
-            for name in files:
-                path = os.path.join(root, name)
-                if not name.endswith(".wal"):
-                    continue
-                with open(path, "rb") as f:
-                    head = f.read(9)
-                if len(head) == 9 and head[0] == 5 and struct.unpack_from("<q", head, 1)[0] == target["segment"]:
-                    move_to_excluded(path, target["offset"])
-                    rewritten += 1
+        for path in raw_files_of(wal, target["segment"]):
+            move_to_excluded(path, target["offset"])
+            rewritten += 1
         if rewritten == 0:
             raise Mismatch(f"no raw file holds segment {target['segment']}")
         code, doc, _ = run_check(walcut, os.path.join(copy, "nodes"))
@@ -301,6 +308,59 @@ def self_test_no_snapshots(walcut, fixture):
         print(f"self-test: without {os.path.relpath(works[0], copy)}/snapshots, exit {code}")
 
 
+def self_test_lost_update(walcut, fixture):
+    """One entry of a transaction lost on server-1 before the last increment's Start (its
+    DATA_RECORD_V2 rewritten, CRC sound, to a READ that writes nothing): the copies of its
+    partition differ there, and check says so (copies-differ, naming the transaction) as restore
+    refuses the increment. Ignite's TX_RECORD does not map participants to nodes: the copies'
+    update counters are what shows the loss."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "fixture")
+        shutil.copytree(fixture, copy)
+        truth = json.load(open(os.path.join(copy, "truth.json")))
+        oks = [i for i in truth["increments"] if i["ok"]]
+        prev, inc = oks[-2], oks[-1]
+        work = os.path.join(copy, "nodes", "server-1", "work")
+        p = subprocess.run([walcut, "dump", "--json", work], capture_output=True, text=True)
+        records = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+        pos = lambda r: (r["segment"], r["offset"])
+        finish = next(pos(r) for r in records if r["type"] == "INCREMENTAL_SNAPSHOT_FINISH_RECORD"
+                      and r.get("cut") == prev["request_id"])
+        start = next(pos(r) for r in records if r["type"] == "INCREMENTAL_SNAPSHOT_START_RECORD"
+                     and r.get("cut") == inc["request_id"])
+        target = [r for r in records if r["type"] == "DATA_RECORD_V2" and finish < pos(r) < start
+                  and r["entry_count"] == 1 and r["entries"][0].get("tx") and r["entries"][0]["op"] == "UPDATE"][0]
+        entry = target["entries"][0]
+        rewritten = 0
+        for path in raw_files_of(os.path.join(work, "db", "wal"), target["segment"]):
+            data, length = frame_at(path, target["offset"])
+            op = next(at for name, at, _ in data_fields(data, target["offset"]) if name == "operation")
+            if data[op] != 2:
+                raise Mismatch(f"{path}:{target['offset']}: operation byte {data[op]}, not UPDATE")
+            data[op] = 0  # READ
+            crc = ~zlib.crc32(bytes(data[target["offset"]:target["offset"] + length - 4])) & 0xFFFFFFFF
+            struct.pack_into("<I", data, target["offset"] + length - 4, crc)
+            open(path, "wb").write(bytes(data))
+            rewritten += 1
+        if rewritten == 0:
+            raise Mismatch(f"no raw file of server-1 holds segment {target['segment']}")
+        code, doc, _ = run_check(walcut, os.path.join(copy, "nodes"))
+        cut = next(c for c in doc["cuts"] if c["id"] == inc["request_id"])
+        differ = [v for v in cut["violations"] if v["kind"] == "copies-differ"]
+        if code == 0 or cut["status"] != "inconsistent" or not differ or differ[0]["nodes"][0] != "server_1" \
+                or differ[0].get("tx") != entry["tx"]:
+            raise Mismatch(f"an update of {entry['tx']} lost on server-1: check says {cut['status']} (exit {code}), "
+                           f"{json.dumps(cut['violations'])[:600]}")
+        out = os.path.join(tmp, "restored")
+        r = subprocess.run([walcut, "restore", "--increment", str(inc["index"]), "-o", out,
+                            os.path.join(copy, "nodes")], capture_output=True, text=True)
+        if r.returncode == 0 or os.path.exists(out):
+            raise Mismatch(f"restore of increment {inc['index']} with the update lost: exit {r.returncode}")
+        print(f"self-test: an update of {entry['tx']} lost on server-1 (cache {entry['cache']} partition "
+              f"{entry['partition']} counter {entry['counter']}): check says {differ[0]['detail']}; restore "
+              f"refuses: {r.stderr.strip().splitlines()[0][:160]}")
+
+
 def main():
     args = sys.argv[1:]
     try:
@@ -311,6 +371,9 @@ def main():
             self_test_request_id(args[1], args[2])
             self_test_baseline(args[1], args[2])
             self_test_no_snapshots(args[1], args[2])
+            print("self-test passed")
+        elif args and args[0] == "--self-test-lost-update":
+            self_test_lost_update(args[1], args[2])
             print("self-test passed")
         else:
             n = check_fixture(args[0], args[1])
