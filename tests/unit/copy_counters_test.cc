@@ -8,7 +8,7 @@
 namespace cut {
 namespace {
 
-wal::TxId Tx(uint64_t order) {
+wal::TxId CounterTx(uint64_t order) {
   wal::TxId x;
   x.topology_version = 1;
   x.node_order = 1;
@@ -28,22 +28,22 @@ TEST(AddCounter, MergesNeighboursAndKeepsOrder) {
 
 TEST(CounterFollower, AppliesWhatIgnitesRestoreApplies) {
   CounterFollower f;
-  f.OnUpdate(7, 0, 1, Tx(1));  // before the full snapshot's record: not compared
+  f.OnUpdate(7, 0, 1, CounterTx(1));  // before the full snapshot's record: not compared
   f.OnSnapshot();
-  f.OnUpdate(7, 0, 2, Tx(2));  // before the Start, not excluded: applied
-  f.OnUpdate(7, 0, 3, Tx(3));  // before the Start, excluded: not applied
+  f.OnUpdate(7, 0, 2, CounterTx(2));  // before the Start, not excluded: applied
+  f.OnUpdate(7, 0, 3, CounterTx(3));  // before the Start, excluded: not applied
   f.OnStart();
-  f.OnUpdate(7, 0, 4, Tx(4));  // after the Start, included: applied
-  f.OnUpdate(7, 0, 5, Tx(5));  // after the Start, not included: not applied
+  f.OnUpdate(7, 0, 4, CounterTx(4));  // after the Start, included: applied
+  f.OnUpdate(7, 0, 5, CounterTx(5));  // after the Start, not included: not applied
   f.OnUpdate(7, 0, 6, wal::TxId{});  // of no transaction: never compared
-  AppliedCounters first = f.OnFinish({Tx(4)}, {Tx(3)});
+  AppliedCounters first = f.OnFinish({CounterTx(4)}, {CounterTx(3)});
   ASSERT_TRUE(first.known);
   ASSERT_EQ(first.copies.size(), 1u);
   EXPECT_EQ(first.copies[0].counters, (CounterRanges{{2, 2}, {4, 4}}));
   ASSERT_EQ(first.window.size(), 2u);
-  EXPECT_EQ(first.window[1].xid, Tx(4));
+  EXPECT_EQ(first.window[1].xid, CounterTx(4));
   // The next increment applies everything up to that Finish record.
-  f.OnUpdate(7, 0, 7, Tx(7));
+  f.OnUpdate(7, 0, 7, CounterTx(7));
   f.OnStart();
   AppliedCounters second = f.OnFinish({}, {});
   ASSERT_TRUE(second.known);
@@ -52,11 +52,11 @@ TEST(CounterFollower, AppliesWhatIgnitesRestoreApplies) {
 
 TEST(CounterFollower, NothingIsKnownWithoutTheSnapshotsRecordOrAfterALoss) {
   CounterFollower f;
-  f.OnUpdate(7, 0, 1, Tx(1));
+  f.OnUpdate(7, 0, 1, CounterTx(1));
   f.OnStart();
   EXPECT_FALSE(f.OnFinish({}, {}).known);  // the reading began after the full snapshot's record
   f.OnSnapshot();
-  f.OnUpdate(7, 0, 2, Tx(2));
+  f.OnUpdate(7, 0, 2, CounterTx(2));
   f.Lose();  // a read error
   f.OnStart();
   EXPECT_FALSE(f.OnFinish({}, {}).known);
