@@ -307,12 +307,18 @@ int RunRestore(const RestoreOptions& given, Output& output) {
       output.Hint("--node NAME restores only that node");
       return kExitUsage;
     }
+    // Ignite's caches, read once: their names for --cache, their facts for the restore.
+    bool any_ignite = false;
+    std::map<uint32_t, std::string> known;
     for (const auto& in : resolved->nodes) {
       if (!app::IsIgniteInput(in)) continue;
-      for (auto& [id, f] : app::IgniteCachesOf(in)) ignite_caches.emplace(id, std::move(f));
+      any_ignite = true;
+      for (auto& [id, f] : app::IgniteCachesOf(in)) {
+        known.emplace(id, f.name);
+        ignite_caches.emplace(id, std::move(f));
+      }
     }
-    bool any_ignite = false;
-    const std::map<uint32_t, std::string> known = KnownCaches(*resolved, &any_ignite);
+    if (!any_ignite) known = KnownCaches(*resolved, &any_ignite);
     if (!ResolveCacheNames(o.cache_names, known, any_ignite, o.dir, &o.caches, output)) {
       return kExitUsage;
     }
