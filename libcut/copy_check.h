@@ -13,7 +13,9 @@ namespace cut {
 // known (on[i]->applied), a copy lacking a counter another copy applies is a copies-differ
 // violation, naming the transaction of the first such counter where the increment's window
 // holds it. Differences the cut's side-mismatch violations already name are not reported
-// again. One violation per partition and node lacking.
+// again. One violation per partition and node lacking. A node is compared only on the
+// partitions it applied an update of: one that lost every update of a partition since the
+// full snapshot is not seen here (restore's comparison of the copies still refuses it).
 void CheckCopies(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on,
                  CutReport& report);
 

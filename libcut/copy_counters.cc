@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_set>
 
@@ -13,27 +14,29 @@
 namespace cut {
 
 void AddCounter(CounterRanges& r, uint64_t c) {
-  if (r.empty() || c > r.back().second + 1) {  // the common case: counters come in order
+  // The common case: counters come in order.
+  if (r.empty() || (r.back().second < UINT64_MAX - 1 && c > r.back().second + 1)) {
     r.emplace_back(c, c);
     return;
   }
-  if (c == r.back().second + 1) {
+  if (r.back().second != UINT64_MAX && c == r.back().second + 1) {
     r.back().second = c;
     return;
   }
   // The first range that ends at c - 1 or later.
-  auto it = std::lower_bound(r.begin(), r.end(), c, [](const auto& x, uint64_t v) { return x.second + 1 < v; });
+  auto it = std::lower_bound(r.begin(), r.end(), c, [](const auto& x, uint64_t v) { return x.second < v - 1; });
+  if (c == 0) it = r.begin();
   if (it != r.end() && it->first <= c && c <= it->second) return;  // already there
-  if (it != r.end() && it->second + 1 == c) {
+  if (it != r.end() && it->second != UINT64_MAX && it->second + 1 == c) {
     it->second = c;
     auto next = it + 1;
-    if (next != r.end() && next->first == c + 1) {
+    if (next != r.end() && c != UINT64_MAX && next->first == c + 1) {
       it->second = next->second;
       r.erase(next);
     }
     return;
   }
-  if (it != r.end() && it->first == c + 1) {
+  if (it != r.end() && c != UINT64_MAX && it->first == c + 1) {
     it->first = c;
     return;
   }
@@ -108,29 +111,31 @@ AppliedCounters CounterFollower::OnFinish(const std::vector<wal::TxId>& included
 namespace cut {
 namespace {
 
-// The first counter of `all` not in `have` (both sorted, `have` within `all`), and how many.
-bool FirstMissing(const CounterRanges& all, const CounterRanges& have, uint64_t* first, uint64_t* count) {
-  *count = 0;
+// The counters of `all` not in `have` (both sorted and merged).
+CounterRanges Missing(const CounterRanges& all, const CounterRanges& have) {
+  CounterRanges out;
   size_t j = 0;
-  bool found = false;
   for (const auto& [lo, hi] : all) {
     uint64_t c = lo;
-    while (c <= hi) {
+    for (;;) {
       while (j < have.size() && have[j].second < c) ++j;
-      if (j < have.size() && have[j].first <= c) {
+      if (j < have.size() && have[j].first <= c) {  // c is had: go past the range that has it
         if (have[j].second >= hi) break;
         c = have[j].second + 1;
         continue;
       }
       const uint64_t end = j < have.size() ? std::min(hi, have[j].first - 1) : hi;
-      if (!found) *first = c;
-      found = true;
-      *count += end - c + 1;
-      if (end == UINT64_MAX) break;
+      out.emplace_back(c, end);
+      if (end >= hi) break;
       c = end + 1;
     }
   }
-  return found;
+  return out;
+}
+
+bool Contains(const CounterRanges& r, uint64_t c) {
+  auto it = std::upper_bound(r.begin(), r.end(), c, [](uint64_t v, const auto& x) { return v < x.first; });
+  return it != r.begin() && std::prev(it)->second >= c;
 }
 
 CounterRanges Union(const std::vector<const CounterRanges*>& of) {
@@ -141,7 +146,7 @@ CounterRanges Union(const std::vector<const CounterRanges*>& of) {
   std::sort(out.begin(), out.end());
   CounterRanges merged;
   for (const auto& x : out) {
-    if (!merged.empty() && x.first <= merged.back().second + 1) {
+    if (!merged.empty() && (x.first <= merged.back().second || x.first - 1 == merged.back().second)) {
       merged.back().second = std::max(merged.back().second, x.second);
     } else {
       merged.push_back(x);
@@ -163,21 +168,31 @@ void CheckCopies(const std::vector<const NodeIndex*>& nodes, const std::vector<c
     if (on[i] == nullptr || !on[i]->applied.known) continue;
     for (const auto& c : on[i]->applied.copies) copies[{c.cache, c.partition}].push_back({i, &c.counters});
   }
+  // The updates of transactions the cut's side-mismatch violations name: those say it.
   std::unordered_set<wal::TxId, wal::TxIdHash> mismatched;
   for (const auto& v : report.violations) {
     if (v.kind == Kind::kSideMismatch && v.xid) mismatched.insert(*v.xid);
   }
-  // The transaction that wrote `counter` of the copy, from any node's window (looked for
-  // only when copies differ).
+  std::set<std::tuple<uint32_t, uint32_t, uint64_t>> said;
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, wal::TxId> writers;  // filled when copies differ
+  bool writers_read = false;
   auto writer = [&](uint32_t cache, uint32_t partition, uint64_t counter) -> std::optional<wal::TxId> {
-    for (const auto* c : on) {
-      if (c == nullptr) continue;
-      for (const auto& u : c->applied.window) {
-        if (u.cache == cache && u.partition == partition && u.counter == counter) return u.xid;
+    if (!writers_read) {
+      for (const auto* c : on) {
+        if (c == nullptr) continue;
+        for (const auto& u : c->applied.window) writers.emplace(std::make_tuple(u.cache, u.partition, u.counter), u.xid);
       }
+      writers_read = true;
     }
-    return std::nullopt;
+    auto it = writers.find({cache, partition, counter});
+    return it != writers.end() ? std::optional<wal::TxId>(it->second) : std::nullopt;
   };
+  for (const auto* c : on) {
+    if (c == nullptr || mismatched.empty()) continue;
+    for (const auto& u : c->applied.window) {
+      if (mismatched.count(u.xid) != 0) said.emplace(u.cache, u.partition, u.counter);
+    }
+  }
   for (const auto& [key, holders] : copies) {
     if (holders.size() < 2) continue;
     bool alike = true;
@@ -187,23 +202,33 @@ void CheckCopies(const std::vector<const NodeIndex*>& nodes, const std::vector<c
     for (const auto& h : holders) all.push_back(h.counters);
     const CounterRanges every = Union(all);
     for (const auto& h : holders) {
-      uint64_t first = 0, count = 0;
-      if (!FirstMissing(every, *h.counters, &first, &count)) continue;
+      const CounterRanges missing = Missing(every, *h.counters);
+      // The first missing counter no side-mismatch explains, and how many such.
+      std::optional<uint64_t> first;
+      uint64_t count = 0;
+      for (const auto& [lo, hi] : missing) {
+        count += hi - lo + 1;
+        for (uint64_t c = lo; !first; ++c) {
+          if (said.count({key.first, key.second, c}) == 0) first = c;
+          if (c == hi) break;
+        }
+      }
+      for (const auto& [cache, partition, counter] : said) {
+        if (cache == key.first && partition == key.second && Contains(missing, counter)) --count;
+      }
+      if (!first) continue;  // every difference is a side-mismatch's
       const Holder* has = nullptr;
       for (const auto& o : holders) {
-        CounterRanges one{{first, first}};
-        uint64_t f = 0, n = 0;
-        if (!FirstMissing(one, *o.counters, &f, &n)) {
+        if (Contains(*o.counters, *first)) {
           has = &o;
           break;
         }
       }
-      const auto xid = writer(key.first, key.second, first);
-      if (xid && mismatched.count(*xid) != 0) continue;  // its side-mismatch says it
+      const auto xid = writer(key.first, key.second, *first);
       Violation v{Kind::kCopiesDiffer, xid, {nodes[h.node]->node}, {}};
       if (has != nullptr) v.nodes.push_back(nodes[has->node]->node);
       v.detail = fmt::format("cache {} partition {}: update counter {}{} applied on {} but not here", key.first,
-                             key.second, first, count > 1 ? fmt::format(" (and {} more)", count - 1) : std::string(),
+                             key.second, *first, count > 1 ? fmt::format(" (and {} more)", count - 1) : std::string(),
                              has != nullptr ? nodes[has->node]->node : std::string("another node"));
       report.violations.push_back(std::move(v));
     }

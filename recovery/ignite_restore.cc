@@ -322,7 +322,7 @@ void KeptRecords::Drop() {
 }
 
 char* KeptRecords::Room(size_t n) {
-  if (chunk_size_ - chunk_used_ >= n) {
+  if (!chunks_.empty() && chunk_size_ - chunk_used_ >= n) {
     char* at = chunks_.back().get() + chunk_used_;
     chunk_used_ += n;
     return at;

@@ -11,8 +11,10 @@
 // An entry of no transaction (an ATOMIC cache's, or a rebalance's) passes until N's Start
 // record and not after it. Each entry applied raises its group partition's counter
 // (update(counter - 1, 1) from the snapshot's counter), whose gaps are closed at the end.
-// Only the increment's own WAL is read: the live archive may have been truncated long
-// before, and a rebalance's writes are in the full snapshot when it followed one.
+// Only the increments' range of the WAL is read, from the files the cut was checked on:
+// the node's archive where it still holds those segments, else the copies the increments
+// keep (the live archive may have been truncated long before; a rebalance's writes are in
+// the full snapshot when it followed one).
 #pragma once
 
 #include <atomic>
@@ -83,7 +85,8 @@ class KeptRecords {
 };
 
 // `plan.ignite_store` is the node's part of the full snapshot (db/<folder>/), `plan.wal`
-// holds the increments' segments, `plan.from` the CLUSTER_SNAPSHOT record,
+// holds the increments' segments (or `plan.kept`, their records as the check read them),
+// `plan.from` the CLUSTER_SNAPSHOT record,
 // `plan.finish` the increment's Finish record, `plan.before` / `plan.after` its included
 // and excluded sets. kCorruption for a damaged page file or WAL range, a WAL without the
 // snapshot's record before the Finish record, or an entry of a partition the node's
@@ -94,9 +97,9 @@ wal::Result<NodeResult> RestoreIgniteIncrement(const NodePlan& plan, const Progr
 // Sets where node `np->node`'s restore of increment `increment` of `snapshot` begins
 // and what it reads, from the snapshot directory `snapshot_dir` (snapshots/<snapshot>,
 // or a copy of it): its page files (db/<folder>/), the CLUSTER_SNAPSHOT record's pointer
-// from its metadata (<folder>.smf), the WAL the increments keep
-// (increments/<1..N>/db/wal/<folder>/; else `live`, the node's own WAL, when the
-// increments' folders are not all there), and the previous increment's id from its
+// from its metadata (<folder>.smf), the WAL to read (`live`: the node's WAL as the check
+// read it, its archive and work folder then the increments' copies; when empty, the
+// increments' folders increments/<1..N>/db/wal/<folder>/), and the previous increment's id from its
 // metadata. kNotFound when the snapshot holds no page files of the node; kCorruption
 // when its metadata cannot be read or names another snapshot or node.
 wal::Status PlaceIgniteSnapshotNode(const std::string& snapshot_dir, const std::string& snapshot, uint32_t increment,

@@ -421,6 +421,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
       n.kept = k->second;
     }
   }
+  kept.clear();  // what no replay will use is let go, its budget given back
   if (!o.dry_run) return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, ignite_caches, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
     output.Error("refusing to restore: {}", s.message());

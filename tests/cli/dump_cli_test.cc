@@ -1,5 +1,8 @@
 // `walcut dump` behaviour that golden files do not pin: exit codes, filters, errors.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <cerrno>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -352,7 +355,7 @@ TEST(DumpCli, FollowSeesRecordsAppendedLater) {
   ASSERT_TRUE((*w)->Append(wal::CutStartRecord{wal::Uuid{3, 4}, 1, 10}).ok());
   ASSERT_TRUE((*w)->Flush().ok());
   int out[2];
-  ASSERT_EQ(pipe(out), 0);
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
   std::vector<std::string> args = {WALCUT_BINARY, "dump", "--follow", "--follow-interval", "0.02", "--follow-idle",
                                    "1.5", "--type", "cut-start", dir.path() + "/node-9"};
   std::vector<char*> argv;
@@ -363,14 +366,31 @@ TEST(DumpCli, FollowSeesRecordsAppendedLater) {
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_addclose(&fa, out[0]);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, WALCUT_BINARY, &fa, nullptr, argv.data(), environ), 0);
+  const int spawned = posix_spawn(&pid, WALCUT_BINARY, &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   close(out[1]);
+  // On any way out (a failed assertion too): the pipe closed, the follower stopped and reaped.
+  struct Reaper {
+    int fd;
+    pid_t pid;
+    ~Reaper() {
+      if (fd >= 0) close(fd);
+      if (pid > 0) {
+        int st = 0;
+        if (waitpid(pid, &st, WNOHANG) == 0) {
+          kill(pid, SIGTERM);
+          waitpid(pid, &st, 0);
+        }
+      }
+    }
+  } reaper{out[0], spawned == 0 ? pid : 0};
+  ASSERT_EQ(spawned, 0);
   std::string printed;
   auto read_line = [&] {  // up to and with the next newline, or false at the end
     char c = 0;
     for (;;) {
       const ssize_t n = read(out[0], &c, 1);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
       printed.push_back(c);
       if (c == '\n') return true;
@@ -382,9 +402,9 @@ TEST(DumpCli, FollowSeesRecordsAppendedLater) {
   ASSERT_TRUE((*w)->Flush().ok());
   while (read_line()) {
   }
-  close(out[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  reaper.pid = 0;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_EQ(Lines(printed), 2u) << printed;
   EXPECT_NE(printed.find(wal::Uuid{5, 6}.ToString()), std::string::npos) << printed;

@@ -139,6 +139,26 @@ TEST(KeptRecords, PastTheirBudgetAreLetGoAndGiveTheirBytesBack) {
   EXPECT_EQ(budget->load(), 4096);
 }
 
+TEST(KeptRecords, ARecordOfNoBytesFirstIsKept) {
+  // A Start record first (metadata whose pointer is not the snapshot's record): nothing to
+  // copy, and no chunk yet.
+  KeptRecords kept(wal::Pointer{0, 0}, wal::Uuid{1, 2}, KeptRecords::Budget(8 << 20));
+  wal::Record r;
+  r.type = static_cast<uint8_t>(wal::RecordType::kCutStart);
+  r.ptr = wal::Pointer{0, 100};
+  r.size = 37;
+  r.decoded.cut_start.cut_id = wal::Uuid{1, 2};
+  kept.Add(r);
+  r.type = static_cast<uint8_t>(wal::RecordType::kCutFinish);
+  r.ptr = wal::Pointer{0, 137};
+  r.decoded.cut_finish.cut_id = wal::Uuid{1, 2};
+  kept.Add(r);
+  EXPECT_TRUE(kept.complete());
+  size_t n = 0;
+  EXPECT_TRUE(kept.ForEach([&](const wal::Record&, uint64_t) { ++n; return wal::Status::Ok(); }, nullptr).ok());
+  EXPECT_EQ(n, 2u);
+}
+
 TEST(KeptRecords, WithoutTheFinishRecordAreNotComplete) {
   // Records of another cut (a nil id is none of the WAL's) never finish.
   std::shared_ptr<const KeptRecords> kept;

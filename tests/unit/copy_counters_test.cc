@@ -24,6 +24,10 @@ TEST(AddCounter, MergesNeighboursAndKeepsOrder) {
   EXPECT_EQ(r, (CounterRanges{{1, 10}}));
   AddCounter(r, 0);
   EXPECT_EQ(r, (CounterRanges{{0, 10}}));
+  // At the top of the range, nothing wraps.
+  CounterRanges top;
+  for (uint64_t c : {UINT64_MAX, UINT64_MAX - 2, UINT64_MAX, uint64_t{5}, UINT64_MAX - 1, uint64_t{0}}) AddCounter(top, c);
+  EXPECT_EQ(top, (CounterRanges{{0, 0}, {5, 5}, {UINT64_MAX - 2, UINT64_MAX}}));
 }
 
 TEST(CounterFollower, AppliesWhatIgnitesRestoreApplies) {

@@ -2,6 +2,7 @@
 // and segments built here with Ignite's framing, damaged in memory. Each damage is found
 // and located; the ends Ignite itself treats as the end of data are not errors.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -135,6 +136,31 @@ TEST(IgniteReader, FlippedByteInAZipIsLocated) {
   EXPECT_TRUE(i.kind == IssueKind::kBadZip || i.kind == IssueKind::kCorruption) << i.ToString();
   EXPECT_EQ(i.file, "mem/archive/server_0/0000000000000001.wal.zip");
   EXPECT_NE(i.ToString().find("entry offset"), std::string::npos) << i.ToString();
+}
+
+TEST(IgniteReader, AZipWhoseCentralDirectoryDisagreesIsAnError) {
+  // The entry's bytes are sound, its CRC-32 in the central directory is not: found where
+  // the entry ends, which the reader reaches although nothing after the data is a record.
+  std::string bytes;
+  SegmentFile f = Real("archive/server_0/0000000000000000.wal.zip", &bytes);
+  const size_t cd = bytes.rfind(std::string("PK\x01\x02", 4));
+  ASSERT_NE(cd, std::string::npos);
+  bytes[cd + 16] = static_cast<char>(bytes[cd + 16] ^ 0x01);
+  // In memory (read whole), and from a file (inflated as a stream, as segments are read).
+  ReadResult r = ReadAll({Mem(0, bytes, f.path.substr(4), true)});
+  ASSERT_GE(r.Errors(), 1u);
+  EXPECT_EQ(r.issues[0].kind, IssueKind::kBadZip) << r.issues[0].ToString();
+  const std::string dir = testing::TempDir() + "/zip_cd_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/0000000000000000.wal.zip", std::ios::binary) << bytes;
+  SegmentFile file;
+  file.path = dir + "/0000000000000000.wal.zip";
+  file.zip = true;
+  ASSERT_TRUE(PlaceSegmentFile(&file));
+  ReadResult streamed = ReadAll({file});
+  std::filesystem::remove_all(dir);
+  ASSERT_GE(streamed.Errors(), 1u);
+  EXPECT_EQ(streamed.issues[0].kind, IssueKind::kBadZip) << streamed.issues[0].ToString();
 }
 
 TEST(IgniteReader, TruncatedLastSegmentIsATornTail) {
