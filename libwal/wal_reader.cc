@@ -230,11 +230,14 @@ void WalReader::AfterSwitch() {
     // Ignite reads nothing after a SWITCH; in a reused work file what follows is an
     // older segment's. A .wal.zip is read to its end all the same: its entry is checked
     // against the central directory there.
-    const bool zip = files_[file_idx_].zip;
-    if ((options_.note_stale_bytes || zip) && !bytes_.AllZeroFrom(pos_) && options_.note_stale_bytes) {
-      Report(MakeIssue(IssueKind::kStaleBytes, pos_,
-                       fmt::format("{} bytes after the SWITCH_SEGMENT_RECORD are an older segment's (a reused work file)",
-                                   bytes_.bytes().size() - pos_)));
+    if (options_.note_stale_bytes || files_[file_idx_].zip) {
+      const bool zeros = bytes_.AllZeroFrom(pos_);
+      if (!zeros && options_.note_stale_bytes) {
+        Report(MakeIssue(IssueKind::kStaleBytes, pos_,
+                         fmt::format("{} bytes after the SWITCH_SEGMENT_RECORD are an older segment's (a reused work "
+                                     "file)",
+                                     bytes_.bytes().size() - pos_)));
+      }
     }
     EndSegment();
     return;

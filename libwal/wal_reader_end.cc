@@ -186,8 +186,9 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
   }
   if (end_mark && last) {
     // The end of the data. Bytes after it in a work file are an older segment's.
-    const bool zip = files_[file_idx_].zip;  // read to its end all the same: its entry is checked there
-    if ((options_.note_stale_bytes || zip) && !zeros_after && !bytes_.AllZeroFrom(at) && options_.note_stale_bytes) {
+    // A .wal.zip is read to its end all the same: its entry is checked there.
+    const bool read_rest = !zeros_after && (options_.note_stale_bytes || files_[file_idx_].zip);
+    if (read_rest && !bytes_.AllZeroFrom(at) && options_.note_stale_bytes) {
       Report(MakeIssue(IssueKind::kStaleBytes, at,
                        fmt::format("end of data at {}; the {} bytes after it are an older segment's (a reused work "
                                    "file)",

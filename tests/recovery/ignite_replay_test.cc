@@ -87,6 +87,17 @@ void ExpectSameResult(const NodeResult& a, const NodeResult& b) {
   }
 }
 
+// The plan's replay from the WAL, then with `kept` handed to it: the same result.
+void ExpectKeptReplaysAsTheWal(NodePlan plan, std::shared_ptr<const KeptRecords> kept) {
+  plan.kept = nullptr;
+  auto from_wal = RestoreIgniteIncrement(plan, nullptr);
+  ASSERT_TRUE(from_wal.ok()) << from_wal.status().message();
+  plan.kept = std::move(kept);
+  auto with_kept = RestoreIgniteIncrement(plan, nullptr);
+  ASSERT_TRUE(with_kept.ok()) << with_kept.status().message();
+  ExpectSameResult(*from_wal, *with_kept);
+}
+
 struct Increment {
   const char* fixture;
   const char* snapshot;
@@ -129,12 +140,7 @@ TEST(KeptRecords, PastTheirBudgetAreLetGoAndGiveTheirBytesBack) {
   EXPECT_FALSE(kept->complete());
   EXPECT_EQ(budget->load(), 4096);
   // The replay then reads the WAL: the same result as without them.
-  auto from_wal = RestoreIgniteIncrement(plan, nullptr);
-  ASSERT_TRUE(from_wal.ok());
-  plan.kept = kept;
-  auto with_dropped = RestoreIgniteIncrement(plan, nullptr);
-  ASSERT_TRUE(with_dropped.ok());
-  ExpectSameResult(*from_wal, *with_dropped);
+  ExpectKeptReplaysAsTheWal(plan, kept);
   kept.reset();
   EXPECT_EQ(budget->load(), 4096);
 }
@@ -175,13 +181,7 @@ TEST(KeptRecords, OfAnotherRangeAreNotTakenForThePlans) {
     return std::make_unique<KeptRecords>(np.from, np.cut_id, KeptRecords::Budget(64 << 20));
   }, &kept1);
   ASSERT_TRUE(kept1->complete());
-  NodePlan plan = PlanOf("full", "snap", 3);
-  auto from_wal = RestoreIgniteIncrement(plan, nullptr);
-  ASSERT_TRUE(from_wal.ok());
-  plan.kept = kept1;
-  auto other = RestoreIgniteIncrement(plan, nullptr);
-  ASSERT_TRUE(other.ok());
-  ExpectSameResult(*from_wal, *other);
+  ExpectKeptReplaysAsTheWal(PlanOf("full", "snap", 3), kept1);
 }
 
 }  // namespace
