@@ -122,33 +122,11 @@ Status WriteNewFileSynced(const std::string& path, std::string_view bytes) {
   return SyncAndClose(fd, path);
 }
 
-NewFilesSynced::~NewFilesSynced() {
-  for (const auto& f : open_) ::close(f.fd);
-}
-
-Status NewFilesSynced::Add(const std::string& path, std::string_view bytes) {
-  if (open_.size() >= kOpen) WAL_RETURN_IF_ERROR(Finish());
+Status WriteNewFile(const std::string& path, std::string_view bytes) {
   int fd = -1;
   WAL_RETURN_IF_ERROR(CreateNew(path, bytes, &fd));
-  open_.push_back({fd, path});
-#if defined(__linux__)
-  // Only a hint: the fsync in Finish() is what makes the file durable.
-  (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
+  if (::close(fd) != 0) return Errno("close", path);
   return Status::Ok();
-}
-
-Status NewFilesSynced::Finish() {
-  Status s = Status::Ok();
-  for (const auto& f : open_) {
-    if (s.ok()) {
-      s = SyncAndClose(f.fd, f.path);
-    } else {
-      ::close(f.fd);
-    }
-  }
-  open_.clear();
-  return s;
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool sync) {

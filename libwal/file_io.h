@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "libwal/status.h"
 
@@ -33,30 +32,10 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool
 // in a directory that is published as a whole later (see SyncDirectory).
 Status WriteNewFileSynced(const std::string& path, std::string_view bytes);
 
-// New files written one after another and fsynced together: each is created (it must not
-// exist) and written, its writeback started at once, and Finish() fsyncs them all. One
-// fsync after another of files whose data is already on its way costs one journal
-// commit, not one each, while a write and an fsync in turn per file wait for each.
-// At most kOpen files are held open; more are synced on the way. Files not finished
-// are closed by the destructor (not synced: their directory is not published then).
-class NewFilesSynced {
- public:
-  static constexpr size_t kOpen = 256;
-  NewFilesSynced() = default;
-  NewFilesSynced(const NewFilesSynced&) = delete;
-  NewFilesSynced& operator=(const NewFilesSynced&) = delete;
-  ~NewFilesSynced();
-  Status Add(const std::string& path, std::string_view bytes);
-  // fsyncs and closes every file added; the first error, naming its file.
-  Status Finish();
-
- private:
-  struct Open {
-    int fd;
-    std::string path;
-  };
-  std::vector<Open> open_;
-};
+// Creates `path` (it must not exist) and writes `bytes`, not synced: for the files of an
+// output that is made durable as a whole before it is published (StagedOutput::SyncAll).
+// A name that exists is refused, naming it, and left as it was.
+Status WriteNewFile(const std::string& path, std::string_view bytes);
 
 // fsync of a directory, so that names created, renamed or removed in it survive a crash.
 Status SyncDirectory(const std::string& dir);

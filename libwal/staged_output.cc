@@ -1,7 +1,9 @@
 #include "libwal/staged_output.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include <filesystem>
@@ -96,6 +98,7 @@ Result<StagedOutput> StagedOutput::Begin(const std::string& out_arg) {
     if (ec) return Status::IoError(fmt::format("cannot empty \"{}\": {}", out, ec.message()));
     StagedOutput s(out, stage, in_place);
     WAL_RETURN_IF_ERROR(s.Mark());
+    WAL_RETURN_IF_ERROR(s.OpenForSync());
     return s;
   }
   stage = out + ".partial";
@@ -109,6 +112,7 @@ Result<StagedOutput> StagedOutput::Begin(const std::string& out_arg) {
     return Status::IoError(fmt::format("cannot create \"{}\": {}", stage, ec ? ec.message() : "it exists"));
   }
   WAL_RETURN_IF_ERROR(s.Mark());
+  WAL_RETURN_IF_ERROR(s.OpenForSync());
   return s;
 }
 
@@ -118,17 +122,55 @@ Status StagedOutput::Mark() {
   return w;
 }
 
+Status StagedOutput::OpenForSync() {
+  sync_fd_ = ::open(stage_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return sync_fd_ >= 0 ? Status::Ok() : Errno("open directory", stage_);
+}
+
+Status StagedOutput::SyncAll() {
+#if defined(__linux__)
+  if (::syncfs(sync_fd_) != 0) return Errno("syncfs", stage_);
+  return Status::Ok();
+#else
+  std::error_code ec;
+  std::vector<std::string> dirs{stage_};
+  for (auto it = fs::recursive_directory_iterator(stage_, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const std::string path = it->path().string();
+    if (it->is_directory(ec)) {
+      dirs.push_back(path);
+      continue;
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Errno("open", path);
+    const bool synced = ::fsync(fd) == 0;
+    const int e = errno;
+    ::close(fd);
+    if (!synced) {
+      errno = e;
+      return Errno("fsync", path);
+    }
+  }
+  if (ec) return Status::IoError(fmt::format("cannot list \"{}\": {}", stage_, ec.message()));
+  for (const auto& d : dirs) WAL_RETURN_IF_ERROR(SyncDirectory(d));
+  return Status::Ok();
+#endif
+}
+
 StagedOutput::StagedOutput(StagedOutput&& other) noexcept
     : out_(std::move(other.out_)),
       stage_(std::move(other.stage_)),
       made_(std::move(other.made_)),
       in_place_(other.in_place_),
-      done_(other.done_) {
+      done_(other.done_),
+      sync_fd_(other.sync_fd_) {
   other.done_ = true;
+  other.sync_fd_ = -1;
 }
 
 StagedOutput::~StagedOutput() {
   if (!done_) Discard();
+  if (sync_fd_ >= 0) ::close(sync_fd_);
 }
 
 void StagedOutput::Discard() {

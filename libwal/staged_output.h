@@ -44,6 +44,13 @@ class StagedOutput {
 
   // Where to write: OUT.partial, or OUT itself.
   const std::string& dir() const { return stage_; }
+  // Makes everything written under dir() so far durable, at once. On Linux, one syncfs(2)
+  // of the filesystem that holds it: a single journal commit and device flush, where an
+  // fsync per file costs one each (an output of a few hundred small files spends more in
+  // those than in writing). It also flushes what others wrote to that filesystem, and
+  // fails on a write error there since Begin, which may be another file's. Elsewhere, an
+  // fsync of each file and directory under dir().
+  Status SyncAll();
   // Syncs the directory, removes the marker, renames OUT.partial to OUT and syncs OUT's
   // parent (or, in place, syncs OUT).
   Status Publish();
@@ -55,12 +62,14 @@ class StagedOutput {
       : out_(std::move(out)), stage_(std::move(stage)), in_place_(in_place) {}
   Status MakeParents();
   Status Mark();  // writes the marker
+  Status OpenForSync();  // sync_fd_, opened before anything but the marker is written
 
   std::string out_;
   std::string stage_;
   std::vector<std::string> made_;  // parents of OUT made by Begin, outermost first
   bool in_place_ = false;
   bool done_ = false;
+  int sync_fd_ = -1;  // dir(), held open from Begin: syncfs reports errors since its opening
 };
 
 }  // namespace wal

@@ -40,16 +40,13 @@ wal::Status WriteNode(const std::string& stage, NodeResult& r, ManifestNode* ent
   entry->entries = r.entries;
   entry->rollbacks_applied = r.rollbacks_applied;
   entry->gaps_closed = r.gaps_closed;
-  wal::NewFilesSynced files;  // written, then fsynced together
   for (const auto& pf : r.partitions) {
     const std::string name = PartitionFileName(pf.cache_id, pf.partition);
     const std::string bytes = EncodePartitionFile(pf);
-    WAL_RETURN_IF_ERROR(files.Add(data + "/" + name, bytes));
+    WAL_RETURN_IF_ERROR(wal::WriteNewFile(data + "/" + name, bytes));  // synced with the rest
     entry->files.push_back({name, FileChecksum(bytes), pf.lwm, ContentHash(pf)});
   }
-  WAL_RETURN_IF_ERROR(files.Finish());
-  WAL_RETURN_IF_ERROR(wal::SyncDirectory(data));
-  return wal::SyncDirectory(node_dir);
+  return wal::Status::Ok();
 }
 
 // Restores every node of the plan into the stage, `jobs` at a time; each node's data is
@@ -130,11 +127,11 @@ wal::Status CopyBinaryMeta(const std::vector<std::string>& dirs, const std::stri
         fs::create_directories(to, ec);
         if (ec) return wal::Status::IoError(fmt::format("cannot create \"{}\": {}", to, ec.message()));
       }
-      WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(to + "/" + name, *bytes));
+      WAL_RETURN_IF_ERROR(wal::WriteNewFile(to + "/" + name, *bytes));
       copied.insert(name);
     }
   }
-  return copied.empty() ? wal::Status::Ok() : wal::SyncDirectory(to);
+  return wal::Status::Ok();
 }
 
 // Writes the side files, verifies the output as `walcut verify` would and, unless
@@ -152,10 +149,9 @@ wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const
   m.only_nodes = job.only_nodes;
   m.only_caches = job.only_caches;
   m.only_partitions = job.only_partitions;
-  WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(stage + "/" + cut::kClusterFileName, cut::EncodeClusterFile(cluster)));
+  WAL_RETURN_IF_ERROR(wal::WriteNewFile(stage + "/" + cut::kClusterFileName, cut::EncodeClusterFile(cluster)));
   const std::string manifest_path = stage + "/" + kManifestFileName;
-  WAL_RETURN_IF_ERROR(wal::WriteNewFileSynced(manifest_path, EncodeManifest(m)));
-  WAL_RETURN_IF_ERROR(wal::SyncDirectory(stage));
+  WAL_RETURN_IF_ERROR(wal::WriteNewFile(manifest_path, EncodeManifest(m)));
   auto report = VerifyStaged(stage);
   if (!report.ok()) return report.status();
   for (const auto& c : report->atomic_differences) {
@@ -181,7 +177,7 @@ wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const
   out->conflicts = report->conflicts;
   m.forced = true;
   m.conflicts = std::move(lines);
-  return wal::WriteFileAtomically(manifest_path, EncodeManifest(m));
+  return wal::WriteFileAtomically(manifest_path, EncodeManifest(m), /*sync=*/false);  // synced with the rest
 }
 
 }  // namespace
@@ -277,6 +273,8 @@ wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::Clu
     s = Seal(plan, cluster != nullptr ? *cluster : DeriveIgniteCluster(plan, out.manifest, job), job, staged->dir(), &out);
   }
   if (s.ok() && Cancelled(job)) s = wal::Status::Cancelled("restore interrupted");
+  // Every file and folder written is made durable at once, then published.
+  if (s.ok()) s = staged->SyncAll();
   if (s.ok()) s = staged->Publish();
   if (!s.ok()) return s;  // what was written goes with `staged`
   return out;

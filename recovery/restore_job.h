@@ -1,8 +1,8 @@
 // Writing a restore out: every node of a plan restored (nodes in parallel, each written
-// as soon as it is done), the partition files, cluster.json and restore.json, all
-// fsynced; the output verified as `walcut verify` would, and refused when its copies
-// disagree; and published so that an interrupted restore never leaves output that looks
-// complete, and a rerun succeeds.
+// as soon as it is done), the partition files, cluster.json and restore.json; the output
+// verified as `walcut verify` would, and refused when its copies disagree; made durable
+// at once (StagedOutput::SyncAll) and published so that an interrupted restore never
+// leaves output that looks complete, and a rerun succeeds.
 //
 // Publication is wal::StagedOutput's: OUT.partial renamed to OUT, or an empty OUT written
 // in place, with a marker file while unfinished.
