@@ -431,6 +431,7 @@ std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& sn
       auto full = FullSnapshotMeta(dir, in.node);
       if (!full || full->snapshot != name || !full->record || !IncrementSnapshotMeta(dir, in.node, increment)) continue;
       in.wal_dir.first = full->record->segment;
+      in.wal_dir.from_record = *full->record;
       if (auto next = IncrementSnapshotMeta(dir, in.node, increment + 1); next && next->finish) {
         in.wal_dir.last = next->finish->segment;
       }

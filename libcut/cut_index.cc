@@ -45,6 +45,7 @@ struct NodeIndexStream::Impl {
   // Read after the checkpoint: the WAL's last file.
   std::vector<wal::SegmentFile> last;
   bool want_checkpoint = false;
+  std::optional<wal::Pointer> from_record;  // where the first reader begins (WalLocation)
   std::optional<IndexCheckpoint> checkpoint;
   std::optional<uint64_t> after_index;   // for the next reader's sequence check
   std::optional<wal::Uuid> node_id;      // the node the next reader's headers are held to
@@ -60,6 +61,11 @@ struct NodeIndexStream::Impl {
     options.more_follow = more_follow;
     options.after_index = after_index;
     options.node_id = node_id;
+    if (from_record) {  // the first reader only
+      options.from = *from_record;
+      options.from_is_record = true;
+      from_record.reset();
+    }
     after_index = files.back().index;
     reader = wal::WalReader::OpenFiles(std::move(files), options, [this](const wal::Issue& i) { builder.OnIssue(i); });
     builder.set_reader(reader.get());
@@ -108,6 +114,7 @@ wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::s
   impl->progress.node = node;
   impl->tap = std::move(tap);
   impl->want_checkpoint = checkpoint;
+  impl->from_record = wal_dir.from_record;
   auto files = wal::ListSegments(wal_dir);
   if (!files.ok()) return files.status();
   if (files->empty()) return wal::Status::NotFound(fmt::format("\"{}\" holds no WAL segment", wal_dir.ToString()));

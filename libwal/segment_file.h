@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "libwal/ids.h"
 #include "libwal/segment_format.h"
 #include "libwal/status.h"
 
@@ -51,6 +53,10 @@ struct WalLocation {
   // request needs (an increment's window), read as if the WAL were only that part.
   uint64_t first = 0;
   uint64_t last = UINT64_MAX;
+  // When set, reading begins at this record of segment `first` (the full snapshot's
+  // record, as an Ignite snapshot's metadata places it), where a frame there verifies as
+  // that record (ReaderOptions::from_is_record); nothing before it is read as the WAL's.
+  std::optional<Pointer> from_record;
 };
 
 // Every file of `wal_dir` named like a segment, sorted by index (a plain and a

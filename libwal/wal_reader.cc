@@ -257,7 +257,8 @@ bool WalReader::Step() {
     if (!StartSegment(&emitted)) return false;
     if (emitted) return true;
   }
-  if (pos_ <= ignite::kHeaderSize && options_.from_is_boundary && f.index == options_.from.segment &&
+  if (pos_ <= ignite::kHeaderSize && (options_.from_is_boundary || (options_.from_is_record && ignite_)) &&
+      f.index == options_.from.segment &&
       options_.from.offset > pos_ && record_index_ <= 1 && (pos_ == 0) == !ignite_) {
     if (!ResumeInSegment()) return false;
   }

@@ -92,6 +92,12 @@ struct ReaderOptions {
   // `from` is known to be a record boundary (a pointer this reader returned as end()):
   // reading starts there directly instead of at the segment's beginning.
   bool from_is_boundary = false;
+  // `from` should be a record's pointer, given by something other than this reader (the
+  // full snapshot's record, from an Ignite snapshot's metadata): reading starts there when
+  // a frame that verifies and carries that very pointer lies there (never in a compacted
+  // segment, whose records keep their raw offsets), else at the segment's beginning,
+  // returning nothing before `from`. Ignite's segments only.
+  bool from_is_record = false;
   // Give back the pages of a mapped segment once read past (every 4 MiB: each release
   // flushes the TLBs of every core the process runs on), and page it in
   // as read: resident memory stays small when many WALs are read at once. A record's

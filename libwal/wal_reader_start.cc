@@ -118,7 +118,31 @@ bool WalReader::ResumeInSegment() {
       return false;
     }
   }
+  if (options_.from_is_record && format_ == SegmentFormat::kIgniteCompacted) {
+    // Its records keep the offsets they had in the raw segment, not their own: read from
+    // the beginning, returning nothing before `from`.
+    return true;
+  }
   bytes_.Fill(options_.from.offset);
+  if (options_.from_is_record) {
+    // A pointer from elsewhere (an Ignite snapshot's metadata) is taken only when a sound
+    // frame carrying that very pointer lies there; else the segment is read from its
+    // beginning, returning nothing before `from`.
+    std::string_view data = bytes_.bytes();
+    if (options_.from.offset >= data.size()) return true;
+    bytes_.Fill(options_.from.offset + header_size_);
+    data = bytes_.bytes();
+    if (const uint64_t extent = codec_->FrameExtent(data.data() + options_.from.offset, data.size() - options_.from.offset);
+        extent != 0) {
+      bytes_.Fill(options_.from.offset + extent);
+      data = bytes_.bytes();
+    }
+    FrameView fv;
+    if (codec_->Parse(data.data() + options_.from.offset, data.size() - options_.from.offset, options_.from, true,
+                      &fv) != FrameStatus::kOk) {
+      return true;
+    }
+  }
   pos_ = std::min<uint64_t>(options_.from.offset, bytes_.bytes().size());
   record_index_ = 1;
   return true;

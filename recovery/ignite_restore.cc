@@ -242,7 +242,8 @@ wal::Status IncrementReplay::Replay() {
     std::string first_error;
     wal::ReaderOptions ro;
     ro.from = plan_.from;
-    ro.light = true;  // DATA records viewed in place
+    ro.from_is_record = true;  // the full snapshot's record: read from there, once it verifies
+    ro.light = true;           // DATA records viewed in place
     auto reader = wal::WalReader::OpenFiles(std::move(files).value(), ro, [&](const wal::Issue& i) {
       if (i.IsError() && first_error.empty()) first_error = i.ToString();
     });

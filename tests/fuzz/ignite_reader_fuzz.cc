@@ -60,6 +60,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.verify_checksums = (mode & 2) == 0;  // without checksums the decoders see it all
   options.resync = (mode & 4) == 0;
   options.light = (mode & 8) != 0;
+  if ((mode & 128) != 0 && size >= 3) {  // reading from a record's pointer given from elsewhere
+    options.from = wal::Pointer{0, static_cast<uint32_t>(data[1] | data[2] << 8)};
+    options.from_is_record = true;
+  }
   uint64_t sum = ReadEverything(files, options);
   // The light views accept exactly what the decoder accepts (the bytes as one payload).
   std::string_view payload(reinterpret_cast<const char*>(data + 1), size - 1);

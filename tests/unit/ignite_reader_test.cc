@@ -105,6 +105,49 @@ TEST(IgniteReader, FlippedByteInARealSegmentIsLocatedAndReadingGoesOn) {
   EXPECT_EQ(r.records.size(), at.size() - 1);  // only the damaged record is lost
 }
 
+// A record's pointer from a snapshot's metadata: reading starts at it when a frame there
+// verifies as that record (the damage before it is not read), and at the segment's
+// beginning when not, giving the same records from `from` on.
+TEST(IgniteReader, ARecordPointerFromElsewhereIsReadFromWhenItVerifies) {
+  std::string bytes;
+  SegmentFile f = Real("archive/server_0/0000000000000000.wal", &bytes);
+  const std::vector<uint64_t> at = Offsets(f);
+  ASSERT_GT(at.size(), 10u);
+  const uint64_t victim = at[3];
+  bytes[victim + 20] = static_cast<char>(bytes[victim + 20] ^ 0x40);  // damage before `from`
+  SegmentFile damaged = Mem(0, bytes, "archive/server_0/0000000000000000.wal");
+  ReaderOptions o;
+  o.from = Pointer{0, static_cast<uint32_t>(at[at.size() / 2])};
+  const ReadResult plain = ReadAll({damaged}, o);
+  EXPECT_EQ(plain.Count(IssueKind::kCorruption), 1u);  // read from the beginning
+  o.from_is_record = true;
+  const ReadResult skipped = ReadAll({damaged}, o);
+  EXPECT_EQ(skipped.Errors(), 0u);  // begun at `from`: the damage is never read
+  EXPECT_EQ(skipped.records, plain.records);
+  ASSERT_FALSE(skipped.records.empty());
+  EXPECT_EQ(skipped.records.front().ptr, o.from);
+}
+
+TEST(IgniteReader, ARecordPointerThatIsNoRecordIsReadUpToFromTheSegmentsBeginning) {
+  std::string bytes;
+  SegmentFile f = Real("archive/server_0/0000000000000000.wal", &bytes);
+  const std::vector<uint64_t> at = Offsets(f);
+  ASSERT_GT(at.size(), 10u);
+  const uint64_t victim = at[3];
+  bytes[victim + 20] = static_cast<char>(bytes[victim + 20] ^ 0x40);
+  SegmentFile damaged = Mem(0, bytes, "archive/server_0/0000000000000000.wal");
+  ReaderOptions o;
+  o.from = Pointer{0, static_cast<uint32_t>(at[at.size() / 2] + 1)};  // inside a record
+  const ReadResult plain = ReadAll({damaged}, o);
+  o.from_is_record = true;
+  const ReadResult r = ReadAll({damaged}, o);
+  EXPECT_EQ(r.Count(IssueKind::kCorruption), 1u);  // the beginning was read: its damage is found
+  EXPECT_EQ(r.issues[0].offset, victim);
+  EXPECT_EQ(r.records, plain.records);
+  ASSERT_FALSE(r.records.empty());
+  EXPECT_EQ(r.records.front().ptr.offset, at[at.size() / 2 + 1]);
+}
+
 TEST(IgniteReader, RecordsAfterARunOfZerosInsideTheDataAreFoundAndTheZerosAreDamage) {
   // Three records zeroed in the middle of the last segment (a resync passes zeros at
   // once): records of this segment follow, so the type byte 0 is damage, not the end.
