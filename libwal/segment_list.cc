@@ -51,10 +51,43 @@ bool ParseSegmentFileName(std::string_view name, uint64_t* index, bool* lz4) {
   return true;
 }
 
+namespace {
+
+// The first bytes of a .wal.zip's entry from the start of the file only: its local header
+// and what follows (Ignite's compactor writes one entry, "<index>.wal", first). Empty when
+// the start says otherwise; the caller then looks at the whole file.
+std::string ZipHeadFromPrefix(const std::string& path) {
+  constexpr size_t kPrefix = 64 << 10;  // the local header and a few KiB of deflate data
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  auto prefix = std::make_shared<std::string>(kPrefix, '\0');
+  const ssize_t n = ::pread(fd, prefix->data(), prefix->size(), 0);
+  ::close(fd);
+  // A whole file that fits is looked at as it is; a local header naming another entry too.
+  if (n < static_cast<ssize_t>(kPrefix)) return {};
+  const size_t name_len = DecodeFixed16(prefix->data() + 26);
+  if (DecodeFixed32(prefix->data()) != 0x04034b50 || name_len < 4 || 30 + name_len > prefix->size() ||
+      std::string_view(prefix->data() + 30 + name_len - 4, 4) != ".wal") {
+    return {};
+  }
+  SegmentFile start;
+  start.path = path;
+  start.zip = true;
+  start.memory = std::move(prefix);
+  auto bytes = SegmentBytes::Load(start, /*lazy=*/true, /*stream=*/true);
+  if (!bytes.ok() || !bytes->FillHead(ignite::kHeaderSize) || bytes->bytes().size() < ignite::kHeaderSize) return {};
+  return std::string(bytes->bytes().substr(0, ignite::kHeaderSize));
+}
+
+}  // namespace
+
 bool PlaceSegmentFile(SegmentFile* f, bool* all_zero) {
   if (all_zero != nullptr) *all_zero = false;
   std::string head;
-  if (f->zip || f->memory) {
+  if (f->zip && !f->memory) head = ZipHeadFromPrefix(f->path);  // a look, not the whole file
+  if (!head.empty()) {
+    // placed from the start of the file
+  } else if (f->zip || f->memory) {
     auto bytes = SegmentBytes::Load(*f, /*lazy=*/true, /*stream=*/true);
     if (!bytes.ok()) return false;
     bytes->FillHead(ignite::kHeaderSize);
