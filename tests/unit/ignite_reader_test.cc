@@ -3,6 +3,7 @@
 // and located; the ends Ignite itself treats as the end of data are not errors.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -348,6 +349,53 @@ TEST(IgniteReader, ALookAtAZipsHeaderDecompressesLittleMore) {
   ASSERT_TRUE(read->Fill(ignite::kHeaderSize));
   EXPECT_TRUE(read->complete());  // a reading's step: the whole entry (74 KB) here
   EXPECT_EQ(read->bytes().substr(0, ignite::kHeaderSize), head->bytes().substr(0, ignite::kHeaderSize));
+}
+
+// A zip of stored entries (method 0), `entries` in order: name and bytes.
+std::string StoredZip(const std::vector<std::pair<std::string, std::string>>& entries) {
+  auto u16 = [](std::string* o, uint32_t v) { o->append({static_cast<char>(v), static_cast<char>(v >> 8)}); };
+  auto u32 = [&](std::string* o, uint32_t v) { u16(o, v & 0xFFFF); u16(o, v >> 16); };
+  std::string zip, cd;
+  for (const auto& [name, data] : entries) {
+    const uint32_t at = static_cast<uint32_t>(zip.size());
+    const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    const uint32_t n = static_cast<uint32_t>(data.size());
+    u32(&zip, 0x04034b50); u16(&zip, 20); u16(&zip, 0); u16(&zip, 0); u32(&zip, 0);
+    u32(&zip, crc); u32(&zip, n); u32(&zip, n); u16(&zip, static_cast<uint32_t>(name.size())); u16(&zip, 0);
+    zip += name + data;
+    u32(&cd, 0x02014b50); u16(&cd, 20); u16(&cd, 20); u16(&cd, 0); u16(&cd, 0); u32(&cd, 0);
+    u32(&cd, crc); u32(&cd, n); u32(&cd, n); u16(&cd, static_cast<uint32_t>(name.size()));
+    u16(&cd, 0); u16(&cd, 0); u16(&cd, 0); u16(&cd, 0); u32(&cd, 0); u32(&cd, at);
+    cd += name;
+  }
+  const uint32_t cd_at = static_cast<uint32_t>(zip.size());
+  zip += cd;
+  u32(&zip, 0x06054b50); u16(&zip, 0); u16(&zip, 0);
+  u16(&zip, static_cast<uint32_t>(entries.size())); u16(&zip, static_cast<uint32_t>(entries.size()));
+  u32(&zip, static_cast<uint32_t>(cd.size())); u32(&zip, cd_at); u16(&zip, 0);
+  return zip;
+}
+
+// A listing places a large .wal.zip from the start of the file (its one entry first), and
+// one whose first entry is another file from its central directory: the same index.
+TEST(IgniteReader, AZipIsPlacedByItsWalEntryFirstOrNot) {
+  std::string raw;
+  Real("archive/server_0/0000000000000000.wal", &raw);  // 430 KiB: past the look at the start
+  const std::string dir = testing::TempDir() + "/zip_place_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string first = dir + "/0000000000000007.wal.zip", second = dir + "/0000000000000008.wal.zip";
+  std::ofstream(first, std::ios::binary) << StoredZip({{"0000000000000000.wal", raw}});
+  std::ofstream(second, std::ios::binary) << StoredZip({{"notes.txt", std::string(100000, 'n')}, {"0000000000000000.wal", raw}});
+  for (const std::string& path : {first, second}) {
+    SegmentFile f;
+    f.path = path;
+    f.zip = true;
+    ASSERT_TRUE(PlaceSegmentFile(&f)) << path;
+    EXPECT_EQ(f.index, 0u) << path;  // by its header, not its name
+    EXPECT_EQ(f.format, SegmentFormat::kIgnite) << path;
+    EXPECT_EQ(ReadAll({f}).records.size(), Offsets(Real("archive/server_0/0000000000000000.wal")).size()) << path;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(IgniteReader, PayloadsThatDoNotMatchTheGrammarAreRefusedWithAPosition) {
