@@ -81,6 +81,9 @@ struct SegmentBytes::Stream {
   void* in_map = nullptr;
   std::shared_ptr<const std::string> in_memory;
   char* out = nullptr;
+  // A .wal.zip inflated whole at the first step (libdeflate, several times zlib's speed),
+  // where the reading keeps the whole segment anyway (not lazy).
+  bool whole = false;
   bool done = false;  // the frame is decompressed whole, or damage stopped it
   std::string damage;
 
@@ -161,6 +164,15 @@ bool SegmentBytes::FillHead(size_t upto) {
 // the frame ends, or damage stops it.
 bool SegmentBytes::Decompress(size_t upto, size_t step) {
   Stream& st = *stream_;
+  if (st.whole && st.zip && size_ == 0 && !st.done) {
+    st.whole = false;  // tried once; on failure the stream locates what is wrong
+    size_t n = 0;
+    if (st.zip->ReadWhole(st.out, kMaxSegmentSize, &n)) {
+      size_ = n;
+      st.done = true;
+      return size_ >= upto;
+    }
+  }
   while (size_ < upto && !st.done) {
     if (size_ >= kMaxSegmentSize) {
       st.damage = fmt::format("{} decompresses past the segment size limit of {} bytes (at compressed byte {})",
@@ -314,7 +326,11 @@ Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool
     if (!s->damage().empty()) return Status::Corruption(fmt::format("\"{}\": {}", file.path, s->damage()));
     return s;
   }
-  if ((file.compressed || file.zip) && stream) return OpenStream(file);
+  if ((file.compressed || file.zip) && stream) {
+    auto s = OpenStream(file);
+    if (s.ok() && !lazy) s->stream_->whole = true;
+    return s;
+  }
   if (file.memory) {
     if (!file.compressed) return FromString(*file.memory);
     auto plain = DecompressLz4Frame(*file.memory, kMaxSegmentSize);

@@ -130,7 +130,11 @@ bool WalReader::LoadNextSegment() {
     if (options_.prefetch && file_idx_ + 1 < files_.size()) {
       next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1], lazy, retired = std::move(retired_)]() mutable {
         retired = SegmentBytes();
-        return SegmentBytes::Load(f, lazy, /*stream=*/true);
+        auto next = SegmentBytes::Load(f, lazy, /*stream=*/true);
+        // Kept whole anyway (not lazy): a compressed segment is inflated here, beside the
+        // reading of this one, not on the reading thread.
+        if (next.ok() && !lazy) next->Fill(1);
+        return next;
       });
       next_started_ = true;
     }

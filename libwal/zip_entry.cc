@@ -132,6 +132,22 @@ Result<std::unique_ptr<ZipEntryStream>> ZipEntryStream::Open(std::string_view zi
 
 uint64_t ZipEntryStream::input_offset() const { return info_.data_offset + in_pos_; }
 
+bool ZipEntryStream::ReadWhole(char* out, size_t cap, size_t* n) {
+  if (info_.method != 8 || !info_.from_directory || info_.size > cap || in_pos_ != 0 || out_ != 0) return false;
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  if (d == nullptr) return false;
+  size_t got = 0;
+  const libdeflate_result rc = libdeflate_deflate_decompress(d, zip_.data() + info_.data_offset, info_.compressed_size,
+                                                             out, static_cast<size_t>(info_.size), &got);
+  libdeflate_free_decompressor(d);
+  if (rc != LIBDEFLATE_SUCCESS || got != info_.size || libdeflate_crc32(0, out, got) != info_.crc) return false;
+  in_pos_ = info_.compressed_size;
+  out_ = got;
+  crc_ = info_.crc;
+  *n = got;
+  return true;
+}
+
 // One call of inflate (or a copy, for a stored entry) at a time, in steps that keep
 // every size within zlib's 32-bit counters.
 size_t ZipEntryStream::Read(char* out, size_t max, bool* done, std::string* damage) {

@@ -41,6 +41,12 @@ class ZipEntryStream {
   // *done at the end of the entry, or at damage, which *damage then names with its
   // offset in the zip file.
   size_t Read(char* out, size_t max, bool* done, std::string* damage);
+  // The whole entry at once into `out` (room for `cap` bytes), by libdeflate, where its
+  // central directory gives its size and CRC-32 and nothing has been read yet: true when
+  // it inflates to exactly that size and CRC (*n bytes), and the stream is then at its
+  // end. False otherwise, with nothing consumed: Read() then goes on as if never called
+  // (and locates what is wrong, if anything is).
+  bool ReadWhole(char* out, size_t cap, size_t* n);
   const ZipEntryInfo& info() const { return info_; }
   // Compressed bytes consumed so far, as an offset in the zip file.
   uint64_t input_offset() const;

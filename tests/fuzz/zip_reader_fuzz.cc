@@ -35,5 +35,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!done) __builtin_trap();
     sum += total + damage.size();
   }
+  // Inflated whole, the entry is exactly what its stream gives, or nothing.
+  auto whole = wal::ZipEntryStream::Open(*zip);
+  auto streamed = wal::ZipEntryStream::Open(*zip);
+  if (whole.ok() && streamed.ok() && (*whole)->info().size <= (16u << 20)) {
+    std::string a(static_cast<size_t>((*whole)->info().size), '\0');
+    size_t n = 0;
+    if ((*whole)->ReadWhole(a.data(), a.size(), &n)) {
+      std::string b(a.size() + 1, '\0');
+      bool done = false;
+      std::string damage;
+      size_t got = 0;
+      while (!done && got < b.size()) got += (*streamed)->Read(b.data() + got, b.size() - got, &done, &damage);
+      if (n != a.size() || got != n || !damage.empty() || !(*streamed)->mismatch().empty() ||
+          std::string_view(a).substr(0, n) != std::string_view(b).substr(0, got)) {
+        __builtin_trap();
+      }
+    }
+  }
   return static_cast<int>(sum & 0);
 }

@@ -351,8 +351,24 @@ TEST(IgniteReader, ALookAtAZipsHeaderDecompressesLittleMore) {
   EXPECT_EQ(read->bytes().substr(0, ignite::kHeaderSize), head->bytes().substr(0, ignite::kHeaderSize));
 }
 
-// A zip of stored entries (method 0), `entries` in order: name and bytes.
-std::string StoredZip(const std::vector<std::pair<std::string, std::string>>& entries) {
+// Raw deflate of `data` (what a .wal.zip's entry holds).
+std::string Deflated(const std::string& data) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(data.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A zip of stored entries (method 0), `entries` in order: name and bytes; with `deflate`,
+// deflated (method 8).
+std::string StoredZip(const std::vector<std::pair<std::string, std::string>>& entries, bool deflate = false) {
   auto u16 = [](std::string* o, uint32_t v) { o->append({static_cast<char>(v), static_cast<char>(v >> 8)}); };
   auto u32 = [&](std::string* o, uint32_t v) { u16(o, v & 0xFFFF); u16(o, v >> 16); };
   std::string zip, cd;
@@ -360,11 +376,14 @@ std::string StoredZip(const std::vector<std::pair<std::string, std::string>>& en
     const uint32_t at = static_cast<uint32_t>(zip.size());
     const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     const uint32_t n = static_cast<uint32_t>(data.size());
-    u32(&zip, 0x04034b50); u16(&zip, 20); u16(&zip, 0); u16(&zip, 0); u32(&zip, 0);
-    u32(&zip, crc); u32(&zip, n); u32(&zip, n); u16(&zip, static_cast<uint32_t>(name.size())); u16(&zip, 0);
-    zip += name + data;
-    u32(&cd, 0x02014b50); u16(&cd, 20); u16(&cd, 20); u16(&cd, 0); u16(&cd, 0); u32(&cd, 0);
-    u32(&cd, crc); u32(&cd, n); u32(&cd, n); u16(&cd, static_cast<uint32_t>(name.size()));
+    const std::string body = deflate ? Deflated(data) : data;
+    const uint32_t c = static_cast<uint32_t>(body.size());
+    const uint32_t method = deflate ? 8 : 0;
+    u32(&zip, 0x04034b50); u16(&zip, 20); u16(&zip, 0); u16(&zip, method); u32(&zip, 0);
+    u32(&zip, crc); u32(&zip, c); u32(&zip, n); u16(&zip, static_cast<uint32_t>(name.size())); u16(&zip, 0);
+    zip += name + body;
+    u32(&cd, 0x02014b50); u16(&cd, 20); u16(&cd, 20); u16(&cd, 0); u16(&cd, method); u32(&cd, 0);
+    u32(&cd, crc); u32(&cd, c); u32(&cd, n); u16(&cd, static_cast<uint32_t>(name.size()));
     u16(&cd, 0); u16(&cd, 0); u16(&cd, 0); u16(&cd, 0); u32(&cd, 0); u32(&cd, at);
     cd += name;
   }
@@ -396,6 +415,32 @@ TEST(IgniteReader, AZipIsPlacedByItsWalEntryFirstOrNot) {
     EXPECT_EQ(ReadAll({f}).records.size(), Offsets(Real("archive/server_0/0000000000000000.wal")).size()) << path;
   }
   std::filesystem::remove_all(dir);
+}
+
+// Read with the whole segment kept (inflated at once, ahead of the reading), a .wal.zip
+// gives what its stream gives when read lazily, a MiB at a time.
+TEST(IgniteReader, AZipInflatedWholeGivesWhatItsStreamGives) {
+  std::string raw;
+  Real("archive/server_0/0000000000000000.wal", &raw);
+  std::string big = raw;
+  while (big.size() < (3u << 20)) big += raw.substr(ignite::kHeaderSize);  // past a step of 1 MiB
+  SegmentFile f = Mem(0, StoredZip({{"0000000000000000.wal", big}}, /*deflate=*/true), "0000000000000000.wal.zip", true);
+  auto whole = SegmentBytes::Load(f, /*lazy=*/false, /*stream=*/true);
+  ASSERT_TRUE(whole.ok());
+  ASSERT_TRUE(whole->Fill(1));
+  EXPECT_TRUE(whole->complete());  // at once, not a step
+  auto stepped = SegmentBytes::Load(f, /*lazy=*/true, /*stream=*/true);
+  ASSERT_TRUE(stepped.ok());
+  ASSERT_TRUE(stepped->Fill(1));
+  EXPECT_FALSE(stepped->complete());
+  while (!stepped->complete() && stepped->Fill(stepped->bytes().size() + 1)) {
+  }
+  EXPECT_EQ(whole->bytes(), big);
+  EXPECT_EQ(stepped->bytes(), big);
+  SegmentFile real = Real("archive/server_0/0000000000000000.wal.zip");
+  ReaderOptions lazy;
+  lazy.release_consumed = true;
+  EXPECT_EQ(ReadAll({real}).records, ReadAll({real}, lazy).records);
 }
 
 TEST(IgniteReader, PayloadsThatDoNotMatchTheGrammarAreRefusedWithAPosition) {
