@@ -194,7 +194,8 @@ bool CheckFromSummaries(const std::vector<std::string>& files, const cut::Cluste
         *code = kExitUsage;
         return false;
       }
-      if (order == node.order) {
+      // (Order 0: none known, as on Apache Ignite's WAL, which names no node order.)
+      if (order == node.order && order != 0) {
         output.Error("\"{}\": node {} has order {}, as node {} has", f, node.node, node.order, name);
         *code = kExitUnreadable;
         return false;

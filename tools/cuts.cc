@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "libcut/summary_file.h"
@@ -104,6 +105,26 @@ std::string LoadResume(const CutsOptions& o, const std::string& node, std::optio
   return {};
 }
 
+// A summary carries a node's reading of its WAL, not what the check of an Apache Ignite
+// node also uses once it has a full snapshot: the increments Ignite kept (the snapshots'
+// metadata) and the update counters its copies apply. Such a node is refused (named, and
+// nothing written): checked from summaries, its verdict could differ from check's.
+bool RefusedAsIgnite(const cut::NodeIndex& index, const std::optional<std::vector<cut::NodeKept>>& kept,
+                     Output& output) {
+  bool metadata = false;
+  if (kept) {
+    for (const auto& k : *kept) metadata = metadata || !k.kept.empty() || !k.unreadable.empty();
+  }
+  const bool counters =
+      std::any_of(index.cuts.begin(), index.cuts.end(), [](const cut::CutOnNode& c) { return c.applied.known; });
+  if (!metadata && !counters) return false;
+  output.Error("{}: --summary does not summarize an Apache Ignite node with a full snapshot: its check needs the "
+               "increments' metadata and the update counters of its copies, which a summary does not carry",
+               index.node);
+  output.Hint("check the nodes' directories together: walcut check DIR...");
+  return true;
+}
+
 // --summary FILE --append: resumes the reading that wrote FILE where it stopped (before
 // the segment file that was then the last), so only the new WAL and that file are read,
 // and FILE's cut frames before that point are copied.
@@ -147,6 +168,7 @@ int AppendSummary(const CutsOptions& o, Output& output) {
     index.cuts = std::move(cuts);
   }
   PrintReadErrors(index, output);
+  if (RefusedAsIgnite(index, app::KeptIncrementsOf(inputs.nodes), output)) return kExitUsage;
   auto bytes = from ? cut::EncodeAppended(old, *from, index, o.summary_out) : cut::EncodeSummary(index, FormatOf(o));
   if (!bytes.ok()) {
     output.Error("{}", bytes.status().message());
@@ -344,6 +366,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
         return kExitUsage;
       }
       const auto& n = indexes[0];
+      if (RefusedAsIgnite(n, kept, output)) return kExitUsage;
       return WriteSummary(o, n, !n.read_errors.empty() || !n.open_error.empty() || n.records == 0, output);
     }
     report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr, kept ? &*kept : nullptr);

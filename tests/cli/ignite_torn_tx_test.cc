@@ -199,6 +199,25 @@ TEST(IgniteTornTransaction, ASummaryResumedBetweenTheEntriesAndTheCommitFindsIt)
   EXPECT_EQ(from_summary.out, from_wal.out);
 }
 
+// Ignite's WAL names no node order: the summaries of two nodes (all order 0) are checked
+// together, with check's verdict.
+TEST(IgniteTornTransaction, SummariesOfTwoNodesWithoutOrdersGiveCheckVerdict) {
+  TempDir tmp;
+  const std::string a = tmp.path() + "/a", b = tmp.path() + "/b";
+  testing_support::WriteIgniteScript(a, {"P5", "D5", "S1", "C5", "F1a5"}, "server_0");
+  testing_support::WriteIgniteScript(b, {"P5", "D5", "C5", "S1", "F1b5"}, "server_1");
+  for (const auto& [dir, sum] : {std::pair{a, a + ".sum"}, std::pair{b, b + ".sum"}}) {
+    auto r = RunCli({"cuts", dir, "-q", "--summary", sum});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const auto from_summaries = RunCli({"check", "--summaries", a + ".sum", b + ".sum"});
+  const auto from_wal = RunCli({"check", a, b});
+  EXPECT_EQ(from_summaries.err.find("has order"), std::string::npos) << from_summaries.err;
+  EXPECT_EQ(from_summaries.code, from_wal.code) << from_summaries.err;
+  EXPECT_EQ(from_summaries.out, from_wal.out);
+  EXPECT_NE(from_wal.out.find("side-mismatch"), std::string::npos) << from_wal.out;  // 1.1.5 After on a, Before on b
+}
+
 // A node's cut ids are unique in its index, whatever order its cut records come in
 // (FindCut relies on it): records of a cut handed over, or of one already open, open no
 // second cut of that id.

@@ -191,4 +191,20 @@ TEST(IgniteSnapshotCli, TxsAndGapsTakeTheSnapshotDirectoriesOfEveryNode) {
   EXPECT_NE(g.out.find("partition copies on 3 node(s): 0 with gaps, 0 open gap(s)"), std::string::npos) << g.out;
 }
 
+// A summary of an Ignite node would be checked without the increments' metadata and the
+// update counters its check needs: refused, and nothing written.
+TEST(IgniteSnapshotCli, ASummaryOfAnIgniteNodeIsRefused) {
+  TempDir tmp;
+  const std::string out = tmp.path() + "/node.sum";
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--append"}}) {
+    std::vector<std::string> args{"cuts", kFixtures + "/full/nodes/server-0", "--summary", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = RunCli(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("does not summarize an Apache Ignite node"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    EXPECT_FALSE(std::filesystem::exists(out + ".resume"));
+  }
+}
+
 }  // namespace

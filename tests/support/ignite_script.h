@@ -1,5 +1,6 @@
 // Apache Ignite WALs written from a script, for tests of what a real Ignite seldom or
-// never writes: one node, its segments in DIR/work/db/wal/server_0, a record per token:
+// never writes: one node, its segments in DIR/work/db/wal/FOLDER (server_0 unless said), a
+// record per token:
 //
 //   P<o> C<o> R<o> U<o>   a PREPARED, COMMITTED, ROLLED_BACK or UNKNOWN TX_RECORD of
 //                         transaction 1.1.<o> (no participants)
@@ -53,9 +54,10 @@ inline uint8_t TypeId(const char* name) {
 }  // namespace ignite_script
 
 // Writes the script's segments under `dir` (made if missing); returns the WAL folder.
-inline std::string WriteIgniteScript(const std::string& dir, const std::vector<std::string>& tokens) {
+inline std::string WriteIgniteScript(const std::string& dir, const std::vector<std::string>& tokens,
+                                     const std::string& folder = "server_0") {
   using namespace ignite_script;
-  const std::string wal = dir + "/work/db/wal/server_0";
+  const std::string wal = dir + "/work/db/wal/" + folder;
   std::filesystem::create_directories(wal);
   uint64_t segment = 0, counter = 0;
   std::string bytes = wal::IgniteHeader(segment, false);
