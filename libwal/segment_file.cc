@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,6 +73,27 @@ class RegionPool {
 // in-memory file), the decompressor (an LZ4 context, or the zip entry's inflater), and
 // the output region (address space reserved for the largest segment, pages committed as
 // they are written; from RegionPool, and back to it).
+// The whole inflations of lazy readings in flight, process-wide: one per core, of at most
+// kMaxBytes each. A check reads many nodes at once, each holding a segment in hand: they
+// hold a few whole (the pages given back as read), not one each; the rest are inflated a
+// MiB at a time.
+class LazyWhole {
+ public:
+  static constexpr uint64_t kMaxBytes = 64 << 20;  // Ignite's default segment size
+  static bool Take() {
+    const unsigned cap = std::max(1u, std::thread::hardware_concurrency());
+    unsigned cur = taken_.load();
+    while (cur < cap) {
+      if (taken_.compare_exchange_weak(cur, cur + 1)) return true;
+    }
+    return false;
+  }
+  static void Give() { taken_.fetch_sub(1); }
+
+ private:
+  static inline std::atomic<unsigned> taken_{0};
+};
+
 struct SegmentBytes::Stream {
   std::string path;
   LZ4F_dctx* dctx = nullptr;
@@ -81,13 +104,17 @@ struct SegmentBytes::Stream {
   void* in_map = nullptr;
   std::shared_ptr<const std::string> in_memory;
   char* out = nullptr;
-  // A .wal.zip inflated whole at the first step (libdeflate, several times zlib's speed),
-  // where the reading keeps the whole segment anyway (not lazy).
+  // A .wal.zip inflated whole at the first step (libdeflate, several times zlib's speed):
+  // where the reading keeps the whole segment anyway (not lazy), or, for a lazy reading
+  // (many nodes at once), while it holds one of the process's LazyWhole slots.
   bool whole = false;
+  bool lazy = false;
+  bool holds_slot = false;
   bool done = false;  // the frame is decompressed whole, or damage stopped it
   std::string damage;
 
   ~Stream() {
+    if (holds_slot) LazyWhole::Give();
     if (dctx != nullptr) LZ4F_freeDecompressionContext(dctx);
     if (in_map != nullptr) munmap(in_map, in_size);
     if (out != nullptr) RegionPool::Get().Give(out);
@@ -157,6 +184,7 @@ bool SegmentBytes::Fill(size_t upto) {
 bool SegmentBytes::FillHead(size_t upto) {
   if (size_ >= upto) return true;
   if (stream_ == nullptr) return false;
+  stream_->whole = false;  // a look at the start, not a reading
   return Decompress(upto, upto - size_);
 }
 
@@ -166,8 +194,11 @@ bool SegmentBytes::Decompress(size_t upto, size_t step) {
   Stream& st = *stream_;
   if (st.whole && st.zip && size_ == 0 && !st.done) {
     st.whole = false;  // tried once; on failure the stream locates what is wrong
+    const ZipEntryInfo& info = st.zip->info();
+    const bool go = !st.lazy || (info.from_directory && info.size <= LazyWhole::kMaxBytes &&
+                                 (st.holds_slot = LazyWhole::Take()));
     size_t n = 0;
-    if (st.zip->ReadWhole(st.out, kMaxSegmentSize, &n)) {
+    if (go && st.zip->ReadWhole(st.out, kMaxSegmentSize, &n)) {
       size_ = n;
       st.done = true;
       return size_ >= upto;
@@ -328,7 +359,10 @@ Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool
   }
   if ((file.compressed || file.zip) && stream) {
     auto s = OpenStream(file);
-    if (s.ok() && !lazy) s->stream_->whole = true;
+    if (s.ok()) {
+      s->stream_->whole = true;
+      s->stream_->lazy = lazy;
+    }
     return s;
   }
   if (file.memory) {
