@@ -53,4 +53,9 @@ run 0 "$walcut" data -q --snapshot snap "$f"
 run 0 "$walcut" restore -q --latest --jobs 2 "$f" -o "$tmp/ignite"
 run 0 "$walcut" verify -q "$tmp/ignite"
 run 0 "$walcut" dump -q --stats "$src/testdata/ignite/clean/nodes"
+# .wal.zip segments inflated whole on the prefetch thread (dump) and in the process's slots
+# (a check of the snapshot directories alone, every segment a .wal.zip).
+run 0 "$walcut" dump -q --stats "$src/testdata/ignite/compacted/nodes/server-0/work/db/wal/archive/server_0"
+t=$src/testdata/ignite/truncated/nodes
+run 0 "$walcut" check -q "$t/server-0/work/snapshots/snap" "$t/server-1/work/snapshots/snap" "$t/server-2/work/snapshots/snap"
 echo "threaded commands ok"
