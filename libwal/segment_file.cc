@@ -104,12 +104,15 @@ struct SegmentBytes::Stream {
   void* in_map = nullptr;
   std::shared_ptr<const std::string> in_memory;
   char* out = nullptr;
-  // A .wal.zip inflated whole at the first step (libdeflate, several times zlib's speed):
-  // where the reading keeps the whole segment anyway (not lazy), or, for a lazy reading
-  // (many nodes at once), while it holds one of the process's LazyWhole slots.
+  // A .wal.zip inflated whole at the first step (libdeflate, several times zlib's speed),
+  // when its central directory says it is at most LazyWhole::kMaxBytes: for a reading of
+  // one WAL at a time (not lazy; the next segment is then inflated on the prefetch thread),
+  // or, for a lazy reading (many nodes at once), while it holds one of the process's
+  // LazyWhole slots. Either way the pages go back as they are read past.
   bool whole = false;
   bool lazy = false;
   bool holds_slot = false;
+  size_t inflated_whole = 0;  // bytes written at once: given back with the region
   bool done = false;  // the frame is decompressed whole, or damage stopped it
   std::string damage;
 
@@ -117,7 +120,12 @@ struct SegmentBytes::Stream {
     if (holds_slot) LazyWhole::Give();
     if (dctx != nullptr) LZ4F_freeDecompressionContext(dctx);
     if (in_map != nullptr) munmap(in_map, in_size);
-    if (out != nullptr) RegionPool::Get().Give(out);
+    if (out != nullptr) {
+      // A reading that stopped part way leaves the rest of a whole inflation resident: the
+      // pool keeps regions for the next stream, not their pages.
+      if (inflated_whole > 0) madvise(out, inflated_whole, MADV_DONTNEED);
+      RegionPool::Get().Give(out);
+    }
   }
 };
 
@@ -195,10 +203,11 @@ bool SegmentBytes::Decompress(size_t upto, size_t step) {
   if (st.whole && st.zip && size_ == 0 && !st.done) {
     st.whole = false;  // tried once; on failure the stream locates what is wrong
     const ZipEntryInfo& info = st.zip->info();
-    const bool go = !st.lazy || (info.from_directory && info.size <= LazyWhole::kMaxBytes &&
-                                 (st.holds_slot = LazyWhole::Take()));
+    const bool go = info.from_directory && info.size <= LazyWhole::kMaxBytes &&
+                    (!st.lazy || (st.holds_slot = LazyWhole::Take()));
     size_t n = 0;
     if (go && st.zip->ReadWhole(st.out, kMaxSegmentSize, &n)) {
+      st.inflated_whole = n;
       size_ = n;
       st.done = true;
       return size_ >= upto;

@@ -12,6 +12,7 @@
 #include "libwal/coding.h"
 #include "libwal/ignite_format.h"
 #include "libwal/segment_file.h"
+#include "libwal/zip_entry.h"
 
 namespace wal {
 
@@ -55,31 +56,25 @@ namespace {
 
 // The first bytes of a .wal.zip's entry from the start of the file only: its local header
 // and what follows (Ignite's compactor writes one entry, "<index>.wal", first). Empty when
-// the start says otherwise; the caller then looks at the whole file.
+// the start says otherwise; the caller then looks at the whole file, by its central
+// directory, as a reading does.
 std::string ZipHeadFromPrefix(const std::string& path) {
-  // The local header and the first deflate block's start: 29 bytes come from a few hundred.
-  // (Small: without the end of the file, the zip reader looks for its central directory
-  // through the whole prefix.)
-  constexpr size_t kPrefix = 4 << 10;
+  constexpr size_t kPrefix = 4 << 10;  // 29 bytes inflate from the first few hundred
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
-  auto prefix = std::make_shared<std::string>(kPrefix, '\0');
-  const ssize_t n = ::pread(fd, prefix->data(), prefix->size(), 0);
+  std::string prefix(kPrefix, '\0');
+  const ssize_t n = ::pread(fd, prefix.data(), prefix.size(), 0);
   ::close(fd);
-  // A whole file that fits is looked at as it is; a local header naming another entry too.
-  if (n < static_cast<ssize_t>(kPrefix)) return {};
-  const size_t name_len = DecodeFixed16(prefix->data() + 26);
-  if (DecodeFixed32(prefix->data()) != 0x04034b50 || name_len < 4 || 30 + name_len > prefix->size() ||
-      std::string_view(prefix->data() + 30 + name_len - 4, 4) != ".wal") {
-    return {};
-  }
-  SegmentFile start;
-  start.path = path;
-  start.zip = true;
-  start.memory = std::move(prefix);
-  auto bytes = SegmentBytes::Load(start, /*lazy=*/true, /*stream=*/true);
-  if (!bytes.ok() || !bytes->FillHead(ignite::kHeaderSize) || bytes->bytes().size() < ignite::kHeaderSize) return {};
-  return std::string(bytes->bytes().substr(0, ignite::kHeaderSize));
+  if (n < static_cast<ssize_t>(kPrefix)) return {};  // a file that small is looked at whole
+  auto entry = ZipEntryStream::OpenFirstLocal(prefix);
+  if (!entry.ok() || !(*entry)->info().name.ends_with(".wal")) return {};
+  std::string head(ignite::kHeaderSize, '\0');
+  size_t got = 0;
+  bool done = false;
+  std::string damage;
+  while (got < head.size() && !done) got += (*entry)->Read(head.data() + got, head.size() - got, &done, &damage);
+  if (got < head.size()) return {};
+  return head;
 }
 
 }  // namespace

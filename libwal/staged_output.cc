@@ -1,9 +1,11 @@
 #include "libwal/staged_output.h"
 
 #include <fcntl.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <filesystem>
@@ -127,14 +129,33 @@ Status StagedOutput::OpenForSync() {
   return sync_fd_ >= 0 ? Status::Ok() : Errno("open directory", stage_);
 }
 
-Status StagedOutput::SyncAll() {
+namespace {
+
+// Whether syncfs(2) reports a write error on its filesystem since its descriptor was
+// opened: from Linux 5.8 on. Before, it returned 0 all the same.
+bool SyncfsReportsErrors() {
 #if defined(__linux__)
-  if (::syncfs(sync_fd_) != 0) return Errno("syncfs", stage_);
-  return Status::Ok();
+  static const bool reports = [] {
+    struct utsname u {};
+    unsigned major = 0, minor = 0;
+    return ::uname(&u) == 0 && std::sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+           (major > 5 || (major == 5 && minor >= 8));
+  }();
+  return reports;
 #else
+  return false;
+#endif
+}
+
+}  // namespace
+
+namespace {
+
+// An fsync of every file and folder under `dir`.
+Status SyncEachUnder(const std::string& dir) {
   std::error_code ec;
-  std::vector<std::string> dirs{stage_};
-  for (auto it = fs::recursive_directory_iterator(stage_, ec); !ec && it != fs::recursive_directory_iterator();
+  std::vector<std::string> dirs{dir};
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string path = it->path().string();
     if (it->is_directory(ec)) {
@@ -151,10 +172,21 @@ Status StagedOutput::SyncAll() {
       return Errno("fsync", path);
     }
   }
-  if (ec) return Status::IoError(fmt::format("cannot list \"{}\": {}", stage_, ec.message()));
+  if (ec) return Status::IoError(fmt::format("cannot list \"{}\": {}", dir, ec.message()));
   for (const auto& d : dirs) WAL_RETURN_IF_ERROR(SyncDirectory(d));
   return Status::Ok();
+}
+
+}  // namespace
+
+Status StagedOutput::SyncAll() {
+#if defined(__linux__)
+  if (SyncfsReportsErrors()) {
+    if (::syncfs(sync_fd_) != 0) return Errno("syncfs", stage_);
+    return Status::Ok();
+  }
 #endif
+  return SyncEachUnder(stage_);
 }
 
 StagedOutput::StagedOutput(StagedOutput&& other) noexcept

@@ -48,8 +48,9 @@ class StagedOutput {
   // of the filesystem that holds it: a single journal commit and device flush, where an
   // fsync per file costs one each (an output of a few hundred small files spends more in
   // those than in writing). It also flushes what others wrote to that filesystem, and
-  // fails on a write error there since Begin, which may be another file's. Elsewhere, an
-  // fsync of each file and directory under dir().
+  // fails on a write error there since Begin, which may be another file's. Where syncfs
+  // does not report errors (Linux before 5.8) or is missing, an fsync of each file and
+  // directory under dir().
   Status SyncAll();
   // Syncs the directory, removes the marker, renames OUT.partial to OUT and syncs OUT's
   // parent (or, in place, syncs OUT).

@@ -131,7 +131,7 @@ bool WalReader::LoadNextSegment() {
       next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1], lazy, retired = std::move(retired_)]() mutable {
         retired = SegmentBytes();
         auto next = SegmentBytes::Load(f, lazy, /*stream=*/true);
-        // Kept whole anyway (not lazy): a compressed segment is inflated here, beside the
+        // One WAL read at a time (not lazy): a .wal.zip is inflated here, whole, beside the
         // reading of this one, not on the reading thread.
         if (next.ok() && !lazy) next->Fill(1);
         return next;

@@ -139,7 +139,8 @@ bool WalReader::ResumeInSegment() {
     }
     FrameView fv;
     if (codec_->Parse(data.data() + options_.from.offset, data.size() - options_.from.offset, options_.from, true,
-                      &fv) != FrameStatus::kOk) {
+                      &fv) != FrameStatus::kOk ||
+        fv.type == static_cast<uint8_t>(RecordType::kSwitchSegment)) {  // one byte: no CRC, no pointer
       return true;
     }
   }

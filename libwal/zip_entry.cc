@@ -130,6 +130,23 @@ Result<std::unique_ptr<ZipEntryStream>> ZipEntryStream::Open(std::string_view zi
   return st;
 }
 
+Result<std::unique_ptr<ZipEntryStream>> ZipEntryStream::OpenFirstLocal(std::string_view prefix) {
+  ZipEntryInfo info;
+  WAL_RETURN_IF_ERROR(LocalData(prefix, 0, &info));
+  if (info.method != 0 && info.method != 8) {
+    return Status::NotSupported(fmt::format("zip: entry \"{}\" uses compression method {}", info.name, info.method));
+  }
+  std::unique_ptr<ZipEntryStream> st(new ZipEntryStream());
+  st->zip_ = prefix;
+  st->info_ = std::move(info);
+  st->z_ = std::make_unique<Z>();
+  if (st->info_.method == 8) {
+    if (inflateInit2(&st->z_->s, -MAX_WBITS) != Z_OK) return Status::Internal("cannot start a zlib inflater");
+    st->z_->open = true;
+  }
+  return st;
+}
+
 uint64_t ZipEntryStream::input_offset() const { return info_.data_offset + in_pos_; }
 
 bool ZipEntryStream::ReadWhole(char* out, size_t cap, size_t* n) {

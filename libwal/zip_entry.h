@@ -33,6 +33,10 @@ class ZipEntryStream {
  public:
   // `zip` must stay valid as long as the stream.
   static Result<std::unique_ptr<ZipEntryStream>> Open(std::string_view zip);
+  // The entry of the local header at the start of `prefix` (the first bytes of a file),
+  // read until its deflate stream or `prefix` ends: a look at a file's first entry without
+  // its central directory, which only the end of the file holds.
+  static Result<std::unique_ptr<ZipEntryStream>> OpenFirstLocal(std::string_view prefix);
   ~ZipEntryStream();
   ZipEntryStream(const ZipEntryStream&) = delete;
   ZipEntryStream& operator=(const ZipEntryStream&) = delete;

@@ -110,14 +110,14 @@ std::string LoadResume(const CutsOptions& o, const std::string& node, std::optio
 // metadata) and the update counters its copies apply. Such a node is refused (named, and
 // nothing written): checked from summaries, its verdict could differ from check's.
 bool RefusedAsIgnite(const cut::NodeIndex& index, const std::optional<std::vector<cut::NodeKept>>& kept,
-                     Output& output) {
+                     bool ignite_snapshot, Output& output) {
   bool metadata = false;
   if (kept) {
     for (const auto& k : *kept) metadata = metadata || !k.kept.empty() || !k.unreadable.empty();
   }
   const bool counters =
       std::any_of(index.cuts.begin(), index.cuts.end(), [](const cut::CutOnNode& c) { return c.applied.known; });
-  if (!metadata && !counters) return false;
+  if (!metadata && !counters && !ignite_snapshot) return false;
   output.Error("{}: --summary does not summarize an Apache Ignite node with a full snapshot: its check needs the "
                "increments' metadata and the update counters of its copies, which a summary does not carry",
                index.node);
@@ -168,7 +168,11 @@ int AppendSummary(const CutsOptions& o, Output& output) {
     index.cuts = std::move(cuts);
   }
   PrintReadErrors(index, output);
-  if (RefusedAsIgnite(index, app::KeptIncrementsOf(inputs.nodes), output)) return kExitUsage;
+  // (A resumed reading's counters start unknown: a full snapshot's record before the resume
+  // point is in its snapshots.)
+  if (RefusedAsIgnite(index, app::KeptIncrementsOf(inputs.nodes), in.ignite && !index.snapshots.empty(), output)) {
+    return kExitUsage;
+  }
   auto bytes = from ? cut::EncodeAppended(old, *from, index, o.summary_out) : cut::EncodeSummary(index, FormatOf(o));
   if (!bytes.ok()) {
     output.Error("{}", bytes.status().message());
@@ -366,7 +370,7 @@ int RunCuts(const CutsOptions& o, Output& output) {
         return kExitUsage;
       }
       const auto& n = indexes[0];
-      if (RefusedAsIgnite(n, kept, output)) return kExitUsage;
+      if (RefusedAsIgnite(n, kept, false, output)) return kExitUsage;
       return WriteSummary(o, n, !n.read_errors.empty() || !n.open_error.empty() || n.records == 0, output);
     }
     report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr, kept ? &*kept : nullptr);

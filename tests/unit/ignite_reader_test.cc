@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -148,6 +149,27 @@ TEST(IgniteReader, ARecordPointerThatIsNoRecordIsReadUpToFromTheSegmentsBeginnin
   EXPECT_EQ(r.records, plain.records);
   ASSERT_FALSE(r.records.empty());
   EXPECT_EQ(r.records.front().ptr.offset, at[at.size() / 2 + 1]);
+}
+
+// A pointer that lands on a byte 41 (a SWITCH_SEGMENT_RECORD's only byte, which carries
+// no CRC and no pointer) is no verified record: the segment is read from its beginning.
+TEST(IgniteReader, ARecordPointerOnASwitchByteIsNotTakenForARecord) {
+  std::string bytes;
+  SegmentFile f = Real("archive/server_0/0000000000000000.wal", &bytes);
+  const std::vector<uint64_t> at = Offsets(f);
+  ASSERT_GT(at.size(), 10u);
+  uint64_t inside = 0;  // a byte 41 inside a record of the first half
+  for (uint64_t i = at[1] + 1; i < at[at.size() / 2] && inside == 0; ++i) {
+    if (bytes[i] == '\x29' && std::find(at.begin(), at.end(), i) == at.end()) inside = i;
+  }
+  ASSERT_NE(inside, 0u);
+  ReaderOptions o;
+  o.from = Pointer{0, static_cast<uint32_t>(inside)};
+  const ReadResult plain = ReadAll({f}, o);
+  o.from_is_record = true;
+  const ReadResult r = ReadAll({f}, o);
+  EXPECT_EQ(r.records, plain.records);
+  EXPECT_GT(r.records.size(), at.size() / 3);  // not ended at the byte taken for a SWITCH
 }
 
 TEST(IgniteReader, RecordsAfterARunOfZerosInsideTheDataAreFoundAndTheZerosAreDamage) {
