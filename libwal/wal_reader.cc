@@ -98,6 +98,15 @@ const std::string& WalReader::current_file() const {
 }
 
 void WalReader::Report(Issue issue) {
+  // Reading from a record's pointer, damage inside its segment before the first record
+  // from there on is not the reading's: where the pointer verifies it is never read at all
+  // (ResumeInSegment), and the other ways (a compacted segment, a pointer that does not
+  // verify) must give the same. Damage that ends the reading of the segment is still told,
+  // and so is the loss of the record itself (no record from there on is read then).
+  if (options_.from_is_record && !reached_from_ && issue.kind == IssueKind::kCorruption &&
+      issue.segment == options_.from.segment) {
+    return;
+  }
   if (issue.kind == IssueKind::kTornTail) torn_tail_ = true;
   if (reporter_) reporter_(issue);
 }
@@ -183,6 +192,7 @@ bool WalReader::Next(const Record** out) {
     if (!loaded_ && !LoadNextSegment()) return false;
     if (Step()) {
       if (record_.ptr < options_.from) continue;
+      reached_from_ = true;
       *out = &record_;
       return true;
     }

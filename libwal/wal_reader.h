@@ -96,7 +96,9 @@ struct ReaderOptions {
   // full snapshot's record, from an Ignite snapshot's metadata): reading starts there when
   // a frame that verifies and carries that very pointer lies there (never in a compacted
   // segment, whose records keep their raw offsets), else at the segment's beginning,
-  // returning nothing before `from`. Ignite's segments only.
+  // returning nothing before `from`; either way, damage in that segment before the first
+  // record from `from` on is not reported (it would not be read at all the first way).
+  // Ignite's segments only.
   bool from_is_record = false;
   // Give back the pages of a mapped segment once read past (every 4 MiB: each release
   // flushes the TLBs of every core the process runs on), and page it in
@@ -219,6 +221,7 @@ class WalReader {
   Pointer end_{};
   bool torn_tail_ = false;
   bool stopped_ = false;
+  bool reached_from_ = false;  // a record at or after options_.from was returned
   uint64_t segments_read_ = 0;
 };
 

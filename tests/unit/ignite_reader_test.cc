@@ -131,7 +131,7 @@ TEST(IgniteReader, ARecordPointerFromElsewhereIsReadFromWhenItVerifies) {
   EXPECT_EQ(skipped.records.front().ptr, o.from);
 }
 
-TEST(IgniteReader, ARecordPointerThatIsNoRecordIsReadUpToFromTheSegmentsBeginning) {
+TEST(IgniteReader, ARecordPointerThatIsNoRecordIsReadFromTheSegmentsBeginningWithTheSameOutcome) {
   std::string bytes;
   SegmentFile f = Real("archive/server_0/0000000000000000.wal", &bytes);
   const std::vector<uint64_t> at = Offsets(f);
@@ -142,13 +142,34 @@ TEST(IgniteReader, ARecordPointerThatIsNoRecordIsReadUpToFromTheSegmentsBeginnin
   ReaderOptions o;
   o.from = Pointer{0, static_cast<uint32_t>(at[at.size() / 2] + 1)};  // inside a record
   const ReadResult plain = ReadAll({damaged}, o);
+  EXPECT_EQ(plain.Count(IssueKind::kCorruption), 1u);
   o.from_is_record = true;
   const ReadResult r = ReadAll({damaged}, o);
-  EXPECT_EQ(r.Count(IssueKind::kCorruption), 1u);  // the beginning was read: its damage is found
-  EXPECT_EQ(r.issues[0].offset, victim);
+  // Read from the beginning, the damage before `from` is not the reading's, as when the
+  // pointer verifies and it is never read.
+  EXPECT_EQ(r.Errors(), 0u);
   EXPECT_EQ(r.records, plain.records);
   ASSERT_FALSE(r.records.empty());
   EXPECT_EQ(r.records.front().ptr.offset, at[at.size() / 2 + 1]);
+}
+
+// Damage after the record pointed at is told, whichever way the segment is read.
+TEST(IgniteReader, DamageAfterARecordPointerIsToldEitherWay) {
+  std::string bytes;
+  SegmentFile f = Real("archive/server_0/0000000000000000.wal", &bytes);
+  const std::vector<uint64_t> at = Offsets(f);
+  ASSERT_GT(at.size(), 10u);
+  const uint64_t victim = at[at.size() - 3];
+  bytes[victim + 20] = static_cast<char>(bytes[victim + 20] ^ 0x40);
+  SegmentFile damaged = Mem(0, bytes, "archive/server_0/0000000000000000.wal");
+  for (const uint64_t from : {at[at.size() / 2], at[at.size() / 2] + 1}) {  // a record, and none
+    ReaderOptions o;
+    o.from = Pointer{0, static_cast<uint32_t>(from)};
+    o.from_is_record = true;
+    const ReadResult r = ReadAll({damaged}, o);
+    ASSERT_EQ(r.Count(IssueKind::kCorruption), 1u) << from;
+    EXPECT_EQ(r.issues[0].offset, victim);
+  }
 }
 
 // A pointer that lands on a byte 41 (a SWITCH_SEGMENT_RECORD's only byte, which carries
