@@ -76,6 +76,10 @@ public final class Harness {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("read-wal")) {  // tests/bench/dump_vs_ignite.sh
+            WalReadBench.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (args.length > 0 && args[0].equals("load-rows")) {  // the README's example (LoadRows)
             LoadRows.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
