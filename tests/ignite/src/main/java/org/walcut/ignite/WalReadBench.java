@@ -29,6 +29,8 @@ final class WalReadBench {
         List<File> files = new ArrayList<>();
         for (int i = 3; i < args.length; i++)
             files.add(new File(args[i]));
+        // The reader's standalone Ignite context works in a folder of its own, not in the caller's.
+        File readerWork = java.nio.file.Files.createTempDirectory("walcut-read-wal").toFile();
         long records = 0;
         long chars = 0;
         double best = Double.MAX_VALUE;
@@ -42,7 +44,8 @@ final class WalReadBench {
                 .keepBinary(true)
                 .pageSize(4096)
                 .binaryMetadataFileStoreDir(new File(work, "db/binary_meta/" + folder))
-                .marshallerMappingFileStoreDir(new File(work, "db/marshaller"));
+                .marshallerMappingFileStoreDir(new File(work, "db/marshaller"))
+                .igniteConfigurationModifier(cfg -> cfg.setWorkDirectory(readerWork.getAbsolutePath()));
             try (WALIterator it = new IgniteWalIteratorFactory(new NullLogger()).iterator(params)) {
                 while (it.hasNext()) {
                     IgniteBiTuple<WALPointer, WALRecord> t = it.next();
@@ -56,5 +59,8 @@ final class WalReadBench {
             chars = c;
         }
         System.out.printf("records %d chars %d best %.4f%n", records, chars, best);
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(readerWork.toPath())) {
+            walk.sorted(java.util.Comparator.reverseOrder()).map(java.nio.file.Path::toFile).forEach(File::delete);
+        }
     }
 }
