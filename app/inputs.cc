@@ -288,8 +288,9 @@ std::string OneLevelOff(const fs::path& p, const fs::path& abs) {
     return fmt::format("is a folder of an Apache Ignite work directory: give the work directory \"{}\" instead",
                        up.string());
   }
+  // (The look for nodes/ first: finding the Ignite nodes of `p` reads their folders.)
   if (!fs::exists(p / "wal", ec) && !HasSegments(p) && !fs::exists(p / cut::kClusterFileName, ec) &&
-      IgniteInputsOf(p).empty() && fs::is_directory(p / "nodes", ec) && !IgniteInputsOf(p / "nodes").empty()) {
+      fs::is_directory(p / "nodes", ec) && IgniteInputsOf(p).empty() && !IgniteInputsOf(p / "nodes").empty()) {
     return fmt::format("holds its nodes in nodes/: give \"{}\" instead", (p / "nodes").string());
   }
   return {};
