@@ -380,9 +380,31 @@ void AppendTime(fmt::memory_buffer* out, uint64_t ns) {
     fmt::format_to(std::back_inserter(*out), "{}{:02}:{:02}", offset < 0 ? '-' : '+', std::labs(offset) / 60,
                    std::labs(offset) % 60);
   } else {
-    std::string iso = FormatIsoTime(ns);  // ...ss.nnnnnnnnnZ
-    if (ns % 1'000'000 == 0) iso.erase(iso.size() - 7, 6);
-    AppendRaw(out, iso.data(), iso.size());
+    // Records come many to a second: the date and time of day are formatted once per second
+    // (per thread: parts of a WAL are printed side by side), the fraction each time.
+    thread_local uint64_t cached_secs = UINT64_MAX;
+    thread_local std::string cached;  // "YYYY-MM-DDTHH:MM:SS"
+    const uint64_t secs = ns / 1'000'000'000;
+    if (secs != cached_secs) {
+      cached = FormatIsoTime(secs * 1'000'000'000);  // ...ss.000000000Z
+      cached.resize(cached.rfind('.'));
+      cached_secs = secs;
+    }
+    AppendRaw(out, cached.data(), cached.size());
+    uint64_t frac = ns % 1'000'000'000;
+    int digits = 9;
+    if (frac % 1'000'000 == 0) {
+      frac /= 1'000'000;
+      digits = 3;
+    }
+    char tail[11];
+    tail[0] = '.';
+    for (int i = digits; i >= 1; --i) {
+      tail[i] = static_cast<char>('0' + frac % 10);
+      frac /= 10;
+    }
+    tail[digits + 1] = 'Z';
+    AppendRaw(out, tail, static_cast<size_t>(digits) + 2);
   }
 }
 

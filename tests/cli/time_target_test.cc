@@ -9,6 +9,7 @@
 #include "libwal/wal_reader.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
+#include "tools/record_format.h"
 #include "tools/time_target.h"
 
 namespace {
@@ -58,6 +59,17 @@ TEST(TimeTarget, EachFormMeansWhatItSays) {
   EXPECT_EQ(tools::ResolveTime(TimeTarget{true, 0, 9 * kS, "-9s"}, 7 * kS), 0u);
   EXPECT_EQ(tools::FormatIsoTime(1796378400 * kS + 5), "2026-12-04T10:00:00.000000005Z");
   EXPECT_EQ(tools::FormatIsoTime(0), "1970-01-01T00:00:00.000000000Z");
+  // A record's time, its date and time of day formatted once per second: in milliseconds when
+  // whole, else in nanoseconds, and right across a second's and a day's turn.
+  for (const uint64_t ns : {1796378400 * kS + 5, 1796378400 * kS + 7 * 1000000, 1796378400 * kS + 7 * 1000000 + 1,
+                            1796378399 * kS + 999999999, 1796428799 * kS + 999000000, 1796428800 * kS,
+                            1796378400 * kS + 5}) {
+    fmt::memory_buffer out;
+    tools::AppendTime(&out, ns);
+    std::string want = tools::FormatIsoTime(ns);
+    if (ns % 1000000 == 0) want.erase(want.size() - 7, 6);
+    EXPECT_EQ(std::string(out.data(), out.size()), want) << ns;
+  }
   for (const char* bad : {"", "-", "-3", "-3x", "-0.5s", "1e3", "0x10", "+3", "abc", "1.", "1.0000000001",
                           "1969-12-31T23:59:59Z", "1970-01-01T00:00:00+01:00", "2026-13-01", "2026-12-32",
                           "2026-12-04T24:00", "2026-12-04T10:00:00Q", "2026-12-04T10", "99999999999999999999",
