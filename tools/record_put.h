@@ -32,6 +32,11 @@ inline void PutU(fmt::memory_buffer* out, uint64_t v) {
   out->try_resize(static_cast<size_t>(r.ptr - out->data()));
 }
 
+inline void PutI(fmt::memory_buffer* out, int64_t v) {
+  if (v < 0) out->push_back('-');
+  PutU(out, v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
+}
+
 // "T.N.O", or "T.N.O@D" with a data-center id.
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id);
 
