@@ -119,9 +119,13 @@ ZipEntryStream::~ZipEntryStream() = default;
 Result<std::unique_ptr<ZipEntryStream>> ZipEntryStream::Open(std::string_view zip) {
   auto info = FindZipEntry(zip);
   if (!info.ok()) return info.status();
+  return Start(zip, std::move(info).value());
+}
+
+Result<std::unique_ptr<ZipEntryStream>> ZipEntryStream::Start(std::string_view zip, ZipEntryInfo info) {
   std::unique_ptr<ZipEntryStream> st(new ZipEntryStream());
   st->zip_ = zip;
-  st->info_ = std::move(info).value();
+  st->info_ = std::move(info);
   st->z_ = std::make_unique<Z>();
   if (st->info_.method == 8) {
     if (inflateInit2(&st->z_->s, -MAX_WBITS) != Z_OK) return Status::Internal("cannot start a zlib inflater");
@@ -136,15 +140,7 @@ Result<std::unique_ptr<ZipEntryStream>> ZipEntryStream::OpenFirstLocal(std::stri
   if (info.method != 0 && info.method != 8) {
     return Status::NotSupported(fmt::format("zip: entry \"{}\" uses compression method {}", info.name, info.method));
   }
-  std::unique_ptr<ZipEntryStream> st(new ZipEntryStream());
-  st->zip_ = prefix;
-  st->info_ = std::move(info);
-  st->z_ = std::make_unique<Z>();
-  if (st->info_.method == 8) {
-    if (inflateInit2(&st->z_->s, -MAX_WBITS) != Z_OK) return Status::Internal("cannot start a zlib inflater");
-    st->z_->open = true;
-  }
-  return st;
+  return Start(prefix, std::move(info));
 }
 
 uint64_t ZipEntryStream::input_offset() const { return info_.data_offset + in_pos_; }

@@ -60,6 +60,7 @@ class ZipEntryStream {
 
  private:
   ZipEntryStream() = default;
+  static Result<std::unique_ptr<ZipEntryStream>> Start(std::string_view zip, ZipEntryInfo info);
   struct Z;
 
   std::string_view zip_;

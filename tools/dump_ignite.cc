@@ -128,21 +128,7 @@ void DataText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   PutU(out, d.entries.size());
   out->push_back(':');
   ForEachEntry(d, f, [&](const wal::DataEntry& e) {
-    // " [cache ID (NAME) part P cntr C OP key ", put piece by piece: the loop every entry runs.
-    PutStr(out, " [cache ");
-    PutI(out, static_cast<int32_t>(e.cache_id));
-    if (const std::string* name = f.CacheName(e.cache_id)) {
-      PutStr(out, " (");
-      PutStr(out, *name);
-      out->push_back(')');
-    }
-    PutStr(out, " part ");
-    PutU(out, e.partition);
-    PutStr(out, " cntr ");
-    PutU(out, e.counter);
-    out->push_back(' ');
-    PutStr(out, wal::EntryOpName(e.op));
-    PutStr(out, " key ");
+    PutEntryHead(out, static_cast<int32_t>(e.cache_id), f.CacheName(e.cache_id), e.partition, e.counter, e.op);
     ObjectText(out, e.key_type, e.key, ValuesMode::kShow, f.binary_types);
     if (!e.value_null) {
       PutStr(out, " value ");

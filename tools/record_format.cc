@@ -19,6 +19,24 @@ namespace tools {
 using wal::AnyRecord;
 using wal::RecordType;
 
+void PutEntryHead(fmt::memory_buffer* out, int64_t cache, const std::string* name, uint64_t partition,
+                  uint64_t counter, wal::EntryOp op) {
+  PutStr(out, " [cache ");
+  PutI(out, cache);
+  if (name != nullptr) {
+    PutStr(out, " (");
+    PutStr(out, *name);
+    out->push_back(')');
+  }
+  PutStr(out, " part ");
+  PutU(out, partition);
+  PutStr(out, " cntr ");
+  PutU(out, counter);
+  out->push_back(' ');
+  PutStr(out, wal::EntryOpName(op));
+  PutStr(out, " key ");
+}
+
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id) {
   PutU(out, id.topology_version);
   out->push_back('.');
@@ -176,16 +194,7 @@ void DataText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
   PutU(out, d.entries.size());
   out->push_back(':');
   ForEachEntry(d, f, [&](const wal::DataEntry& e) {
-    PutStr(out, " [cache ");
-    PutU(out, e.cache_id);
-    if (const std::string* name = f.CacheName(e.cache_id)) Put(out, " ({})", *name);
-    PutStr(out, " part ");
-    PutU(out, e.partition);
-    PutStr(out, " cntr ");
-    PutU(out, e.counter);
-    out->push_back(' ');
-    PutStr(out, wal::EntryOpName(e.op));
-    PutStr(out, " key ");
+    PutEntryHead(out, e.cache_id, f.CacheName(e.cache_id), e.partition, e.counter, e.op);
     AppendQuoted(out, e.key);
     if (e.op != wal::EntryOp::kDelete) {
       PutStr(out, " value ");

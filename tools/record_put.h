@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <string>
 #include <iterator>
 #include <string_view>
 #include <utility>
@@ -36,6 +37,11 @@ inline void PutI(fmt::memory_buffer* out, int64_t v) {
   if (v < 0) out->push_back('-');
   PutU(out, v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
 }
+
+// " [cache ID (NAME) part P cntr C OP key ": the head of a DATA entry's text, in either
+// format (Ignite's cache ids are signed), NAME only when known.
+void PutEntryHead(fmt::memory_buffer* out, int64_t cache, const std::string* name, uint64_t partition,
+                  uint64_t counter, wal::EntryOp op);
 
 // "T.N.O", or "T.N.O@D" with a data-center id.
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id);
