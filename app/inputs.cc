@@ -332,7 +332,7 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
       return wal::Status::InvalidArgument(fmt::format("\"{}\" {}", arg, instead));
     }
     if (fs::is_directory(p / "wal")) {
-      inputs.push_back({abs.filename().string(), (p / "wal").string(), {}, false, {}, {}});
+      inputs.push_back({abs.filename().string(), (p / "wal").string(), {}, false, {}, {}, {}});
       // A node of a cluster directory: its cluster file says which other nodes there are.
       if (cluster_above && !result.cluster && fs::exists(abs.parent_path() / cut::kClusterFileName, ec)) {
         auto cluster = cut::ReadClusterFile(abs.parent_path().string());
@@ -345,12 +345,12 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
     if (HasSegments(p) && IsIgniteWalFolder(abs)) {
       // One Ignite WAL folder (db/wal/<folder> or db/wal/archive/<folder>): its work
       // directory's snapshots say which nodes the cluster has.
-      WalInput in{NodeOfWalDir(abs), p.string(), {}, true, IgniteWorkOfWalFolder(abs).string(), {}};
+      WalInput in{NodeOfWalDir(abs), p.string(), {}, true, IgniteWorkOfWalFolder(abs).string(), {}, {}};
       inputs.push_back(std::move(in));
       continue;
     }
     if (HasSegments(p)) {
-      inputs.push_back({NodeOfWalDir(abs), p.string(), {}, false, {}, {}});
+      inputs.push_back({NodeOfWalDir(abs), p.string(), {}, false, {}, {}, {}});
       continue;
     }
     if (auto ignite = IgniteInputsOf(p); !ignite.empty()) {
@@ -376,7 +376,7 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
           "\"{}\" is not a segment, WAL directory, node directory, cluster directory, Apache Ignite work "
           "directory or snapshot", arg));
     }
-    for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}, false, {}, {}});
+    for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}, false, {}, {}, {}});
   }
   return result;
 }
@@ -430,7 +430,10 @@ std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& sn
     if (!in.ignite || in.wal_dir.empty()) continue;
     for (const auto& dir : SnapshotDirsOf(in)) {
       auto full = FullSnapshotMeta(dir, in.node);
-      if (!full || full->snapshot != name || !full->record || !IncrementSnapshotMeta(dir, in.node, increment)) continue;
+      if (!full || full->snapshot != name || !full->record) continue;
+      auto inc = IncrementSnapshotMeta(dir, in.node, increment);
+      if (!inc) continue;
+      in.stop_after = inc->request_id;
       in.wal_dir.first = full->record->segment;
       in.wal_dir.from_record = *full->record;
       if (auto next = IncrementSnapshotMeta(dir, in.node, increment + 1); next && next->finish) {

@@ -26,6 +26,9 @@ struct WalInput {
   bool ignite = false;                 // a node of an Ignite work directory (archive + work folder)
   std::string ignite_work;             // that work directory (its snapshots/ hold the increments)
   std::string ignite_snapshot;         // or the snapshot directory whose increments/ hold its WAL
+  // Set by BoundToIncrement: the increment's cut, past whose Finish record a check of that
+  // cut alone may stop reading (cut::NodeIndexStream::Open).
+  std::optional<wal::Uuid> stop_after;
 };
 
 struct WalInputs {
@@ -66,9 +69,9 @@ std::vector<std::string> BinaryMetaDirsOf(const WalInput& in);
 // full snapshot's CLUSTER_SNAPSHOT record (nothing before it matters: a full snapshot is
 // taken with nothing in flight) to that of the next increment's Finish record (a cut is
 // checked once every node has passed the next cut's Start), or to the end when there is
-// none. `snapshot` empty: the node's full snapshot taken last, by its metadata's time. A
-// node whose metadata does not say keeps its whole WAL. Returns the snapshot's name, or
-// empty when no node could be limited.
+// none; and names the increment's cut in stop_after. `snapshot` empty: the node's full
+// snapshot taken last, by its metadata's time. A node whose metadata does not say keeps
+// its whole WAL. Returns the snapshot's name, or empty when no node could be limited.
 std::string BoundToIncrement(std::vector<WalInput>* nodes, const std::string& snapshot, uint32_t increment);
 
 // Where an Ignite node's restore of increment `increment` of full snapshot `snapshot` (a

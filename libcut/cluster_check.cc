@@ -145,6 +145,7 @@ void CutChecker::Check(const std::vector<uint64_t>& last_start, CutReport& repor
   JoinCut(nodes, on, report, join_);
   participants_.Check(nodes, on, pos, join_, report);
   CheckCopies(nodes, on, report);
+  report.copies_compared = std::all_of(on.begin(), on.end(), [](const CutOnNode* c) { return c->applied.known; });
   if (!report.violations.empty()) {
     report.status = report.status == CutStatus::kUnverifiable ? report.status : CutStatus::kInconsistent;
     if (report.reason.empty()) {
@@ -343,6 +344,16 @@ ClusterReport CheckCluster(const std::vector<NodeIndex>& indexes, const ClusterI
   std::vector<std::unique_ptr<CutFeed>> feeds;
   for (const auto& index : indexes) feeds.push_back(IndexFeed(index));
   return CheckClusterStreaming(std::move(feeds), cluster, kept).report;
+}
+
+bool StopsEarly(const StreamedCluster& checked, const wal::Uuid& cut) {
+  for (const auto& n : checked.nodes) {
+    if (!n.read_errors.empty() || !n.open_error.empty()) return false;
+  }
+  for (const auto& c : checked.report.cuts) {
+    if (c.id == cut) return c.status == CutStatus::kConsistent && c.copies_compared;
+  }
+  return false;
 }
 
 }  // namespace cut

@@ -49,6 +49,9 @@ struct CutReport {
   uint64_t finish_ts = 0;             // latest Finish among the nodes
   std::vector<CutNodeRow> nodes;
   std::vector<Violation> violations;
+  // Apache Ignite: every node's copies were compared by the update counters its restore
+  // applies (copy_check.h), each node's counters known.
+  bool copies_compared = false;
 };
 
 // A node whose WAL was not read whole and sound: it fails the check whatever the cuts.
@@ -96,5 +99,16 @@ struct StreamedCluster {
 StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds,
                                       const ClusterInfo* cluster = nullptr,
                                       const std::vector<NodeKept>* kept = nullptr, bool keep_sets = false);
+
+// Whether a check whose Apache Ignite nodes were each read only to cut `cut`'s Finish
+// record (NodeIndexStream::Open's `stop`) may stand for the reading of their whole WALs.
+// What lies past a Finish record bears on that cut only as evidence against it: a
+// transaction committed After there that is Before on another node. Its Before copy
+// applies an update counter that the other node's copy of the partition lacks, so the
+// comparison of copies finds it (copies-differ) wherever that node applied any update of
+// the partition since the full snapshot. So: the cut is consistent with every node's
+// counters compared, and no node had a read error (those past the Finish record are then
+// reported too). Otherwise the nodes are to be read to their end.
+bool StopsEarly(const StreamedCluster& checked, const wal::Uuid& cut);
 
 }  // namespace cut

@@ -29,6 +29,7 @@ NodeIndex WithoutCuts(const NodeIndex& index, bool errors) {
   p.end = index.end;
   p.last_ts = index.last_ts;
   p.records = index.records;
+  p.stopped = index.stopped;
   return p;
 }
 
@@ -261,8 +262,8 @@ std::vector<std::unique_ptr<CutFeed>> AheadFeeds(std::vector<std::unique_ptr<Cut
 }
 
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,
-                                              RecordTap tap) {
-  auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap));
+                                              RecordTap tap, std::optional<wal::Uuid> stop) {
+  auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap), false, stop);
   if (!stream.ok()) return stream.status();
   return std::unique_ptr<CutFeed>(std::make_unique<WalStreamFeed>(std::move(stream).value()));
 }

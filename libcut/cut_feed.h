@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ std::unique_ptr<CutFeed> UnreadableFeed(const std::string& node, const std::stri
 std::vector<std::unique_ptr<CutFeed>> AheadFeeds(std::vector<std::unique_ptr<CutFeed>> inner, size_t threads);
 // A feed reading `wal_dir` as its cuts are asked for, on the asking thread (AheadFeeds
 // reads feeds ahead of the consumer on a few threads); `tap` sees every record, in order.
+// `stop`: the reading ends early past that cut's Finish record (NodeIndexStream::Open).
 wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,
-                                              RecordTap tap = nullptr);
+                                              RecordTap tap = nullptr, std::optional<wal::Uuid> stop = std::nullopt);
 
 }  // namespace cut

@@ -52,6 +52,7 @@ struct NodeIndexStream::Impl {
   wal::Pointer end;                      // just past the last record of the readers done
   uint64_t handed = 0;                   // cuts handed over
   bool done = false;
+  bool may_stop = false;                 // Open's `stop` was given
 
   void OpenReader(std::vector<wal::SegmentFile> files, bool more_follow) {
     wal::ReaderOptions options;
@@ -108,10 +109,14 @@ NodeIndexStream::~NodeIndexStream() = default;
 
 wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Open(const std::string& node,
                                                                     const wal::WalLocation& wal_dir, RecordTap tap,
-                                                                    bool checkpoint) {
+                                                                    bool checkpoint, std::optional<wal::Uuid> stop) {
   std::unique_ptr<NodeIndexStream> s(new NodeIndexStream());
   Impl* impl = s->impl_.get();
   impl->progress.node = node;
+  if (stop) {
+    impl->builder.StopAfterFinishOf(*stop);
+    impl->may_stop = true;
+  }
   impl->tap = std::move(tap);
   impl->want_checkpoint = checkpoint;
   impl->from_record = wal_dir.from_record;
@@ -165,6 +170,13 @@ bool NodeIndexStream::Next(CutOnNode* out) {
     if (m.reader != nullptr && m.reader->Next(&r)) {
       m.builder.OnRecord(*r);
       if (m.tap) m.tap(*r);
+      if (m.may_stop && m.builder.StopReached()) {
+        m.EndOfReader();
+        m.last.clear();
+        m.builder.Finish(m.end);
+        m.progress.stopped = true;
+        m.done = true;
+      }
       continue;
     }
     m.EndOfReader();

@@ -103,6 +103,9 @@ struct NodeIndex {
   wal::Pointer end;                  // just past the last record read
   uint64_t last_ts = 0;              // the latest timestamp among the records read
   uint64_t records = 0;
+  // The reading stopped past a cut's Finish record, not at the WAL's end
+  // (NodeIndexStream::Open's `stop`; not in summaries).
+  bool stopped = false;
 };
 
 // The node orders of `p`, a participants entry of `c`.
@@ -146,8 +149,13 @@ struct IndexCheckpoint {
 
 class NodeIndexStream {
  public:
+  // With `stop`, the reading ends early, as if the WAL ended there, once the Finish record
+  // of cut `*stop` is read and each transaction it lists After has been committed
+  // (IndexBuilder::StopAfterFinishOf): what a check of that cut alone needs of an Apache
+  // Ignite node (cluster_check.h, StopsEarly). progress().stopped says so.
   static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const wal::WalLocation& wal_dir,
-                                                           RecordTap tap = nullptr, bool checkpoint = false);
+                                                           RecordTap tap = nullptr, bool checkpoint = false,
+                                                           std::optional<wal::Uuid> stop = std::nullopt);
   // Goes on from `from` (a checkpoint of this node's WAL): reads the segment files from
   // its resume index on, and hands over the cuts that come after its cuts_before.
   // NotFound when the WAL no longer holds the file it resumes at.

@@ -79,6 +79,7 @@ void IndexBuilder::OnTx(const wal::Record& r) {
   if (!why.empty()) OutOfOrder(r, why);
   const bool ignite = wal::IsIgnite(r.format);
   if (IsCommit(t.state)) {
+    if (!stop_pending_.empty()) stop_pending_.erase(t.xid);
     std::optional<CommitPlacer::Entries> entries;
     const wal::Pointer at = ignite ? placer_.Place(t.xid, r.ptr, &entries) : r.ptr;
     if (entries) OnIgniteCommit(t.xid, at, *entries);
@@ -222,6 +223,12 @@ void IndexBuilder::OnFinish(const wal::Record& r) {
   if (s->finalized) {
     s->cut.problems.push_back({Kind::kFinishAfterNextStart, {}, r.ptr,
                                "Finish record written after the next cut's Start record"});
+  }
+  if (stop_id_ && *stop_id_ == f.cut_id) {
+    stop_armed_ = true;
+    stop_pending_.insert(f.after.begin(), f.after.end());
+    window_.Settle();
+    for (size_t i = 0; i < window_.size() && !stop_pending_.empty(); ++i) stop_pending_.erase(window_[i].xid);
   }
   Emit();
 }

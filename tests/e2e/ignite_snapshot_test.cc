@@ -154,7 +154,7 @@ TEST(IgniteSnapshotCli, DataFiltersByCacheNameAndPrintsSignedIds) {
   EXPECT_EQ(none.code, 2);
 }
 
-TEST(IgniteSnapshotCli, AnIncrementIsCheckedFromItsFullSnapshotOnNotFromTheWholeHistory) {
+TEST(IgniteSnapshotCli, AnIncrementIsCheckedFromItsFullSnapshotToItsFinishRecord) {
   TempDir tmp;
   const std::string nodes = CopyNodes("rebalance", tmp);
   // Damage in server-0's segment 2, before snap2's CLUSTER_SNAPSHOT record (segment 4).
@@ -167,9 +167,15 @@ TEST(IgniteSnapshotCli, AnIncrementIsCheckedFromItsFullSnapshotOnNotFromTheWhole
   EXPECT_NE(one.out.find("increment 1 of \"snap2\""), std::string::npos) << one.out;
   auto restore = RunCli({"restore", nodes, "--snapshot", "snap2", "--increment", "1", "-o", tmp.path() + "/out"});
   EXPECT_EQ(restore.code, 0) << restore.err;
-  // snap's increment 1 needs segment 2: damage it is.
-  auto before = RunCli({"check", nodes, "--snapshot", "snap", "--increment", "1"});
-  EXPECT_EQ(before.code, 1);
+  // snap's increment 2 needs segment 2 (its Start and Finish records are there): damage
+  // it is. Increment 1 ends at its Finish record in segment 1: what comes after it is not
+  // the increment's, and is not read.
+  auto second = RunCli({"check", nodes, "--snapshot", "snap", "--increment", "2"});
+  EXPECT_EQ(second.code, 1) << second.out;
+  EXPECT_NE(second.err.find("0000000000000002.wal.zip\": corruption"), std::string::npos) << second.err;
+  auto first = RunCli({"check", nodes, "--snapshot", "snap", "--increment", "1"});
+  EXPECT_EQ(first.code, 0) << first.err << first.out;
+  EXPECT_NE(first.out.find("consistent, increment 1 of \"snap\""), std::string::npos) << first.out;
 }
 
 // txs and gaps take a snapshot copied off the cluster as check does: one directory per node.
