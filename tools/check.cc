@@ -98,6 +98,7 @@ int RunCheck(const CheckOptions& o, Output& output) {
     how.cluster_file = o.cluster_file;
     how.membership_from_above = true;
     if (o.increment) how.increment = std::make_pair(o.snapshot, *o.increment);
+    if (o.cut) how.increment_of_cut = *o.cut;
     if (!CheckFromWal(o.paths, how, output, &streamed, &code, &inputs)) return code;
     report = std::move(streamed.report);
   }

@@ -102,7 +102,9 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
     }
     if (!LoadClusterFile(how.cluster_file, output, &inputs.cluster, code)) return false;
   }
-  if (how.increment) app::BoundToIncrement(&inputs.nodes, how.increment->first, how.increment->second);
+  auto increment = how.increment;
+  if (!increment && how.increment_of_cut) increment = app::IncrementOfCut(inputs.nodes, *how.increment_of_cut);
+  if (increment) app::BoundToIncrement(&inputs.nodes, increment->first, increment->second);
   const auto kept = app::KeptIncrementsOf(inputs.nodes);
   auto check = [&](bool stop) {
     std::vector<std::unique_ptr<cut::CutFeed>> feeds;

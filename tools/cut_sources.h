@@ -51,6 +51,9 @@ struct WalCheck {
   // Apache Ignite: only the part of each node's WAL that this increment (of this full
   // snapshot; empty: the one taken last) needs (app::BoundToIncrement).
   std::optional<std::pair<std::string, uint32_t>> increment;
+  // Or the increment whose cut id begins with this, where the increments' metadata names
+  // one (app::IncrementOfCut).
+  std::optional<std::string> increment_of_cut;
 };
 
 // Checks the cluster under `paths` cut by cut while reading its node WALs (how.threads

@@ -176,6 +176,9 @@ TEST(IgniteSnapshotCli, AnIncrementIsCheckedFromItsFullSnapshotToItsFinishRecord
   auto first = RunCli({"check", nodes, "--snapshot", "snap", "--increment", "1"});
   EXPECT_EQ(first.code, 0) << first.err << first.out;
   EXPECT_NE(first.out.find("consistent, increment 1 of \"snap\""), std::string::npos) << first.out;
+  // The same of the cut named by its id, which the increments' metadata gives.
+  auto by_id = RunCli({"check", nodes, "--cut", "097f42b3"});
+  EXPECT_EQ(by_id.code, 0) << by_id.err << by_id.out;
 }
 
 // txs and gaps take a snapshot copied off the cluster as check does: one directory per node.
