@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-
 namespace app {
 namespace {
 
@@ -20,7 +19,8 @@ void Tally(const fs::path& dir, const std::string& suffix, uint64_t* files, uint
        !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec)) continue;
     const std::string name = it->path().filename().string();
-    if (!suffix.empty() && (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)) {
+    if (!suffix.empty() &&
+        (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)) {
       continue;
     }
     ++*files;

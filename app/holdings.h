@@ -13,7 +13,7 @@ namespace app {
 
 struct IncrementHoldings {  // an Ignite increment of a full snapshot
   uint32_t index = 0;
-  std::string request_id;             // its cut's id, by the first node's metadata
+  std::string request_id;  // its cut's id, by the first node's metadata
   uint64_t time_ms = 0;
   std::vector<std::string> with_meta;  // nodes with its increments/<index>/<folder>.smf
   std::vector<std::string> with_wal;   // nodes with segments in its increments/<index>/db/wal/<folder>/
@@ -22,10 +22,10 @@ struct IncrementHoldings {  // an Ignite increment of a full snapshot
 
 struct SnapshotHoldings {
   std::string name;
-  uint64_t time_ms = 0;               // Ignite's metadata's; 0 for walcut's (the WAL record has it)
-  std::vector<std::string> nodes;     // the nodes that hold its files
-  std::vector<std::string> missing;   // the nodes it needs (Ignite: its baseline; walcut: the inputs) without them
-  uint64_t bytes = 0, files = 0;      // its files on those nodes (Ignite: the page files)
+  uint64_t time_ms = 0;              // Ignite's metadata's; 0 for walcut's (the WAL record has it)
+  std::vector<std::string> nodes;    // the nodes that hold its files
+  std::vector<std::string> missing;  // the nodes it needs (Ignite: its baseline; walcut: the inputs) without them
+  uint64_t bytes = 0, files = 0;     // its files on those nodes (Ignite: the page files)
   std::vector<IncrementHoldings> increments;
 };
 

@@ -7,15 +7,14 @@
 #include <fmt/format.h>
 
 #include "libwal/file_io.h"
-#include "libwal/ignite_format.h"
 #include "libwal/format.h"
+#include "libwal/ignite_format.h"
 #include "libwal/ignite_increment_meta.h"
 #include "libwal/ignite_partition_file.h"
 
 namespace app {
 namespace fs = std::filesystem;
 namespace {
-
 
 bool IsDir(const fs::path& p) {
   std::error_code ec;
@@ -27,7 +26,8 @@ bool HoldsGroups(const fs::path& store) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(store, ec)) {
     const std::string n = e.path().filename().string();
-    if (e.is_directory(ec) && (n.starts_with("cache-") || n.starts_with("cacheGroup-")) && n != "cache-ignite-sys-cache") {
+    if (e.is_directory(ec) && (n.starts_with("cache-") || n.starts_with("cacheGroup-")) &&
+        n != "cache-ignite-sys-cache") {
       return true;
     }
   }
@@ -82,7 +82,8 @@ wal::Status AddSnapshot(const fs::path& dir, std::vector<IgniteNodeStore>* out) 
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".smf") continue;
     auto bytes = wal::ReadFileToString(e.path().string(), wal::ignite::kMaxSmfBytes);
-    auto meta = bytes.ok() ? wal::ParseIgniteSnapshotMeta(*bytes) : wal::Result<wal::IgniteSnapshotMeta>(bytes.status());
+    auto meta =
+        bytes.ok() ? wal::ParseIgniteSnapshotMeta(*bytes) : wal::Result<wal::IgniteSnapshotMeta>(bytes.status());
     if (!meta.ok()) {
       problems.push_back(fmt::format("\"{}\": {}", e.path().string(), meta.status().message()));
       continue;
@@ -91,8 +92,10 @@ wal::Status AddSnapshot(const fs::path& dir, std::vector<IgniteNodeStore>* out) 
   }
   const auto folders = StoreFolders(dir / "db");
   if (folders.empty()) {
-    return wal::Status::InvalidArgument(fmt::format("\"{}\" is a snapshot directory holding no page files "
-                                                    "(db/<folder>/cache-*)", dir.string()));
+    return wal::Status::InvalidArgument(
+        fmt::format("\"{}\" is a snapshot directory holding no page files "
+                    "(db/<folder>/cache-*)",
+                    dir.string()));
   }
   for (const auto& f : folders) {
     IgniteNodeStore n;
@@ -102,8 +105,8 @@ wal::Status AddSnapshot(const fs::path& dir, std::vector<IgniteNodeStore>* out) 
     if (auto m = metas.find(f); m != metas.end()) {
       n.meta = m->second;
     } else {
-      n.meta_problem = problems.empty() ? fmt::format("\"{}\" holds no .smf naming folder {}", dir.string(), f)
-                                        : problems.front();
+      n.meta_problem =
+          problems.empty() ? fmt::format("\"{}\" holds no .smf naming folder {}", dir.string(), f) : problems.front();
     }
     n.binary_meta.push_back((dir / "db" / "binary_meta" / f).string());
     out->push_back(std::move(n));
@@ -145,7 +148,8 @@ wal::Status AddWork(const fs::path& work, const std::string& arg, const std::str
 wal::Status AddPath(const std::string& arg, const std::string& snapshot, std::vector<IgniteNodeStore>* out) {
   const fs::path p(arg);
   std::error_code ec;
-  if (!fs::exists(p, ec)) return wal::Status::NotFound(fmt::format("cannot open \"{}\": no such file or directory", arg));
+  if (!fs::exists(p, ec))
+    return wal::Status::NotFound(fmt::format("cannot open \"{}\": no such file or directory", arg));
   if (!IsDir(p)) return wal::Status::InvalidArgument(fmt::format("\"{}\" is not a directory", arg));
   if (IsSnapshotDir(p)) return AddSnapshot(p, out);
   if (fs::path work = WorkDirOf(p); !work.empty()) return AddWork(work, arg, snapshot, out);
@@ -191,8 +195,8 @@ wal::Result<IgniteStores> ResolveIgniteStores(const std::vector<std::string>& pa
     if (!n.meta) continue;
     if (out.snapshot.empty()) out.snapshot = n.meta->snapshot;
     if (n.meta->snapshot != out.snapshot) {
-      return wal::Status::InvalidArgument(fmt::format("the inputs mix full snapshots '{}' and '{}'", out.snapshot,
-                                                      n.meta->snapshot));
+      return wal::Status::InvalidArgument(
+          fmt::format("the inputs mix full snapshots '{}' and '{}'", out.snapshot, n.meta->snapshot));
     }
     for (const auto& b : n.meta->baseline) {
       if (std::find(out.baseline.begin(), out.baseline.end(), b) == out.baseline.end()) out.baseline.push_back(b);
@@ -220,10 +224,12 @@ std::vector<std::pair<std::string, fs::path>> StoresOf(const WalInput& in) {
       if (s.is_directory(ec)) snapshots.push_back(s.path());
     }
     std::sort(snapshots.begin(), snapshots.end());
-    for (const auto& s : snapshots) out.emplace_back(wal::IgniteSnapshotNameOf(s.string(), in.node), s / "db" / in.node);
+    for (const auto& s : snapshots)
+      out.emplace_back(wal::IgniteSnapshotNameOf(s.string(), in.node), s / "db" / in.node);
   }
   if (!in.ignite_snapshot.empty()) {
-    out.emplace_back(wal::IgniteSnapshotNameOf(in.ignite_snapshot, in.node), fs::path(in.ignite_snapshot) / "db" / in.node);
+    out.emplace_back(wal::IgniteSnapshotNameOf(in.ignite_snapshot, in.node),
+                     fs::path(in.ignite_snapshot) / "db" / in.node);
   }
   return out;
 }

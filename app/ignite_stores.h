@@ -11,14 +11,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "app/inputs.h"
 #include "libwal/ignite_snapshot.h"
-#include "recovery/gaps.h"
 #include "libwal/status.h"
+#include "recovery/gaps.h"
 
 namespace app {
 

@@ -22,8 +22,7 @@ std::string ParentOf(const std::string& path) {
 bool NaturalLess(const std::string& a, const std::string& b) {
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
-        std::isdigit(static_cast<unsigned char>(b[j]))) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
       size_t i2 = i, j2 = j;
       while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
       while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
@@ -231,7 +230,8 @@ std::vector<WalInput> IgniteInputsOf(const fs::path& p) {
 
 bool IsIgniteInput(const WalInput& in) {
   if (in.ignite) return true;
-  auto files = in.wal_dir.empty() ? wal::Result<std::vector<wal::SegmentFile>>(in.files) : wal::ListSegments(in.wal_dir);
+  auto files =
+      in.wal_dir.empty() ? wal::Result<std::vector<wal::SegmentFile>>(in.files) : wal::ListSegments(in.wal_dir);
   if (!files.ok()) return false;
   for (const auto& f : *files) {
     if (wal::IsIgnite(f.format)) return true;
@@ -252,8 +252,10 @@ std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<Wal
       read = wal::ReadIgniteIncrements(in.ignite_work, in.node);
     } else {
       // Kept only if another node has metadata: then this node's is missing, not absent.
-      read.unreadable.push_back(fmt::format("{}: no snapshots/ folder, where the other nodes keep their "
-                                            "increments' metadata", in.ignite_work.empty() ? in.node : in.ignite_work));
+      read.unreadable.push_back(
+          fmt::format("{}: no snapshots/ folder, where the other nodes keep their "
+                      "increments' metadata",
+                      in.ignite_work.empty() ? in.node : in.ignite_work));
       out.push_back({in.node, {}, read.unreadable, {}, {}});
       continue;
     }
@@ -312,8 +314,8 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
       WalInput in;
       wal::SegmentFile f;
       if (!wal::ParseSegmentFileName(p.filename().string(), &f)) {
-        return wal::Status::InvalidArgument(fmt::format(
-            "\"{}\" is not named like a segment (NNNNNNNNNNNNNNNN.wal, .wal.lz4 or .wal.zip)", arg));
+        return wal::Status::InvalidArgument(
+            fmt::format("\"{}\" is not named like a segment (NNNNNNNNNNNNNNNN.wal, .wal.lz4 or .wal.zip)", arg));
       }
       f.path = arg;
       // An Ignite segment's index is in its header (work files are named modulo their count).
@@ -372,9 +374,10 @@ wal::Result<WalInputs> ResolveWalInputs(const std::vector<std::string>& paths, b
       std::sort(nodes.begin(), nodes.end(), NaturalLess);
     }
     if (nodes.empty()) {
-      return wal::Status::InvalidArgument(fmt::format(
-          "\"{}\" is not a segment, WAL directory, node directory, cluster directory, Apache Ignite work "
-          "directory or snapshot", arg));
+      return wal::Status::InvalidArgument(
+          fmt::format("\"{}\" is not a segment, WAL directory, node directory, cluster directory, Apache Ignite work "
+                      "directory or snapshot",
+                      arg));
     }
     for (const auto& n : nodes) inputs.push_back({n, (p / n / "wal").string(), {}, false, {}, {}, {}});
   }
@@ -402,9 +405,10 @@ std::optional<wal::IgniteSnapshotMeta> FullSnapshotMeta(const std::string& dir, 
 }
 
 std::optional<wal::IgniteIncrementMeta> IncrementSnapshotMeta(const std::string& dir, const std::string& folder,
-                                                             uint32_t i) {
-  auto bytes = wal::ReadFileToString(
-      (fs::path(dir) / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
+                                                              uint32_t i) {
+  auto bytes =
+      wal::ReadFileToString((fs::path(dir) / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(),
+                            wal::ignite::kMaxSmfBytes);
   if (!bytes.ok()) return std::nullopt;
   auto m = wal::ParseIgniteIncrementMeta(*bytes);
   if (!m.ok() || m->folder != folder || m->index != i) return std::nullopt;

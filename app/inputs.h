@@ -20,12 +20,12 @@
 namespace app {
 
 struct WalInput {
-  std::string node;                    // node name, or "-" when it cannot be known
-  wal::WalLocation wal_dir;            // set for directories
-  std::vector<wal::SegmentFile> files; // set for a single segment file
-  bool ignite = false;                 // a node of an Ignite work directory (archive + work folder)
-  std::string ignite_work;             // that work directory (its snapshots/ hold the increments)
-  std::string ignite_snapshot;         // or the snapshot directory whose increments/ hold its WAL
+  std::string node;                     // node name, or "-" when it cannot be known
+  wal::WalLocation wal_dir;             // set for directories
+  std::vector<wal::SegmentFile> files;  // set for a single segment file
+  bool ignite = false;                  // a node of an Ignite work directory (archive + work folder)
+  std::string ignite_work;              // that work directory (its snapshots/ hold the increments)
+  std::string ignite_snapshot;          // or the snapshot directory whose increments/ hold its WAL
   // Set by BoundToIncrement: the increment's cut, past whose Finish record a check of that
   // cut alone may stop reading (cut::NodeIndexStream::Open).
   std::optional<wal::Uuid> stop_after;
@@ -101,7 +101,7 @@ std::vector<std::string> SnapshotDirsOf(const WalInput& in);
 // another folder or index.
 std::optional<wal::IgniteSnapshotMeta> FullSnapshotMeta(const std::string& dir, const std::string& folder);
 std::optional<wal::IgniteIncrementMeta> IncrementSnapshotMeta(const std::string& dir, const std::string& folder,
-                                                             uint32_t i);
+                                                              uint32_t i);
 
 // The directory holding `path` (its absolute, normal form's parent).
 std::string ParentOf(const std::string& path);

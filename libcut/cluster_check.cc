@@ -137,9 +137,11 @@ void CutChecker::Check(const std::vector<uint64_t>& last_start, CutReport& repor
   for (const auto& m : members) nodes.push_back(m.index);
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (on[i]->base != report.base) {
-      report.violations.push_back({Kind::kBaseMismatch, std::nullopt, {nodes[i]->node},
-                                   fmt::format("increment of \"{}\" here but of \"{}\" on {}", on[i]->base,
-                                               report.base, nodes[0]->node)});
+      report.violations.push_back(
+          {Kind::kBaseMismatch,
+           std::nullopt,
+           {nodes[i]->node},
+           fmt::format("increment of \"{}\" here but of \"{}\" on {}", on[i]->base, report.base, nodes[0]->node)});
     }
   }
   JoinCut(nodes, on, report, join_);
@@ -149,7 +151,8 @@ void CutChecker::Check(const std::vector<uint64_t>& last_start, CutReport& repor
   if (!report.violations.empty()) {
     report.status = report.status == CutStatus::kUnverifiable ? report.status : CutStatus::kInconsistent;
     if (report.reason.empty()) {
-      report.reason = fmt::format("{} violation(s), first: {}", report.violations.size(), KindName(report.violations[0].kind));
+      report.reason =
+          fmt::format("{} violation(s), first: {}", report.violations.size(), KindName(report.violations[0].kind));
     }
   }
 }
@@ -181,8 +184,10 @@ std::vector<NodeProblem> NodeProblems(const std::vector<NodeIndex>& views, const
   if (cluster != nullptr) {
     for (const auto& node : cluster->nodes) {
       if (!node.server) continue;
-      const bool given = std::any_of(views.begin(), views.end(), [&](const NodeIndex& v) { return v.node == node.name; });
-      if (!given) out.push_back({node.name, Kind::kNotGiven, "a server of the cluster file, but no WAL was given for it"});
+      const bool given =
+          std::any_of(views.begin(), views.end(), [&](const NodeIndex& v) { return v.node == node.name; });
+      if (!given)
+        out.push_back({node.name, Kind::kNotGiven, "a server of the cluster file, but no WAL was given for it"});
     }
   }
   for (const auto& v : views) {
@@ -191,8 +196,9 @@ std::vector<NodeProblem> NodeProblems(const std::vector<NodeIndex>& views, const
       out.push_back({v.node, why->first, why->second});
     } else if (!v.read_errors.empty()) {
       out.push_back({v.node, Kind::kReadErrors,
-                     v.read_errors.size() == 1 ? v.read_errors[0]
-                                               : fmt::format("{} (and {} more)", v.read_errors[0], v.read_errors.size() - 1)});
+                     v.read_errors.size() == 1
+                         ? v.read_errors[0]
+                         : fmt::format("{} (and {} more)", v.read_errors[0], v.read_errors.size() - 1)});
     }
   }
   return out;

@@ -44,9 +44,9 @@ struct CutReport {
   CutStatus status = CutStatus::kConsistent;
   std::optional<uint32_t> increment;  // for consistent cuts: 1, 2, ... after their base
   std::string base;
-  std::string reason;                 // why not consistent, in one line
-  uint64_t start_ts = 0;              // earliest Start among the nodes
-  uint64_t finish_ts = 0;             // latest Finish among the nodes
+  std::string reason;      // why not consistent, in one line
+  uint64_t start_ts = 0;   // earliest Start among the nodes
+  uint64_t finish_ts = 0;  // latest Finish among the nodes
   std::vector<CutNodeRow> nodes;
   std::vector<Violation> violations;
   // Apache Ignite: every node's copies were compared by the update counters its restore
@@ -96,8 +96,7 @@ struct StreamedCluster {
   ClusterReport report;
   std::vector<NodeIndex> nodes;  // in node order; cuts without their transactions (and sets)
 };
-StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds,
-                                      const ClusterInfo* cluster = nullptr,
+StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feeds, const ClusterInfo* cluster = nullptr,
                                       const std::vector<NodeKept>* kept = nullptr, bool keep_sets = false);
 
 // Whether a check whose Apache Ignite nodes were each read only to cut `cut`'s Finish

@@ -46,8 +46,8 @@ ClusterNode ParseNode(const JsonObject& o) {
   ClusterNode n;
   n.name = o.String("name", 255);
   if (!IsSafeName(n.name)) {
-    throw JsonFieldError(fmt::format("{}: \"{}\" cannot be a node name (one path component: no '/', no NUL, not . or ..)",
-                                     o.Where("name"), n.name));
+    throw JsonFieldError(fmt::format(
+        "{}: \"{}\" cannot be a node name (one path component: no '/', no NUL, not . or ..)", o.Where("name"), n.name));
   }
   const std::string role = o.String("role", 16);
   if (role != "server" && role != "client") {
@@ -78,9 +78,12 @@ void ParseNodes(const JsonObject& top, ClusterInfo* info) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     JsonObject o(nodes[i], fmt::format("nodes[{}]", i));
     ClusterNode n = ParseNode(o);
-    if (!names.insert(n.name).second) throw JsonFieldError(fmt::format("{}: \"{}\" appears twice", o.Where("name"), n.name));
-    if (!ids.insert(n.id).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), n.id.ToString()));
-    if (!orders.insert(n.order).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("order"), n.order));
+    if (!names.insert(n.name).second)
+      throw JsonFieldError(fmt::format("{}: \"{}\" appears twice", o.Where("name"), n.name));
+    if (!ids.insert(n.id).second)
+      throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), n.id.ToString()));
+    if (!orders.insert(n.order).second)
+      throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("order"), n.order));
     info->nodes.push_back(std::move(n));
   }
 }
@@ -124,19 +127,24 @@ std::vector<std::vector<std::string>> ParsePlacement(const ClusterInfo& info, co
                                                      const char* of, const TopologyInfo* version) {
   const auto& assignment = o.Array("assignment", 65536);
   if (assignment.size() != partitions) {
-    throw JsonFieldError(fmt::format("{}: {} partitions, {} {}", o.Where("assignment"), assignment.size(), of, partitions));
+    throw JsonFieldError(
+        fmt::format("{}: {} partitions, {} {}", o.Where("assignment"), assignment.size(), of, partitions));
   }
   std::vector<std::vector<std::string>> out;
   for (size_t p = 0; p < assignment.size(); ++p) {
     const std::string where = fmt::format("{}[{}]", o.Where("assignment"), p);
-    if (!assignment[p].is_array() || assignment[p].size() > kMaxNodes) throw JsonFieldError(where + ": expected an array of server names");
+    if (!assignment[p].is_array() || assignment[p].size() > kMaxNodes)
+      throw JsonFieldError(where + ": expected an array of server names");
     std::vector<std::string> row;
     for (const auto& h : assignment[p]) {
       std::string name = ServerName(info, h, where);
-      if (version != nullptr && std::find(version->servers.begin(), version->servers.end(), name) == version->servers.end()) {
-        throw JsonFieldError(fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, version->version));
+      if (version != nullptr &&
+          std::find(version->servers.begin(), version->servers.end(), name) == version->servers.end()) {
+        throw JsonFieldError(
+            fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, version->version));
       }
-      if (std::find(row.begin(), row.end(), name) != row.end()) throw JsonFieldError(fmt::format("{}: \"{}\" twice", where, name));
+      if (std::find(row.begin(), row.end(), name) != row.end())
+        throw JsonFieldError(fmt::format("{}: \"{}\" twice", where, name));
       row.push_back(std::move(name));
     }
     out.push_back(std::move(row));
@@ -153,8 +161,8 @@ void ParseVersions(const JsonObject& top, uint32_t widest, ClusterInfo* info) {
     TopologyInfo t;
     t.version = static_cast<uint32_t>(o.Uint("version", UINT32_MAX));
     if (!info->versions.empty() && t.version <= info->versions.back().version) {
-      throw JsonFieldError(fmt::format("{}: {} does not follow {}", o.Where("version"), t.version,
-                                       info->versions.back().version));
+      throw JsonFieldError(
+          fmt::format("{}: {} does not follow {}", o.Where("version"), t.version, info->versions.back().version));
     }
     if (o.Has("event")) t.event = o.String("event");
     const auto& servers = o.Array("servers", kMaxNodes);

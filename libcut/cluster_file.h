@@ -16,10 +16,10 @@
 namespace cut {
 
 struct ClusterNode {
-  std::string name;                   // a safe file name (IsSafeName): it names a directory
+  std::string name;  // a safe file name (IsSafeName): it names a directory
   bool server = true;
-  wal::Uuid id;                       // the node id its WAL's segment headers carry
-  uint16_t order = 0;                 // join order, the compact id of participant lists
+  wal::Uuid id;        // the node id its WAL's segment headers carry
+  uint16_t order = 0;  // join order, the compact id of participant lists
   uint32_t joined_version = 0;
   std::optional<uint32_t> left_version;  // the version its leave made, if it left
 };
@@ -40,8 +40,8 @@ struct CacheInfo {
 
 struct TopologyInfo {
   uint32_t version = 0;
-  std::string event;                  // what made this version ("node-1 left")
-  std::vector<std::string> servers;   // alive at this version
+  std::string event;                 // what made this version ("node-1 left")
+  std::vector<std::string> servers;  // alive at this version
   std::vector<std::string> clients;
   // assignment[p]: the servers holding partition p (of every cache), primary first.
   std::vector<std::vector<std::string>> assignment;

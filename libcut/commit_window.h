@@ -151,9 +151,9 @@ class CommitWindow {
   // reused slot, and only interleaved transactions go to the map.
   wal::TxId last_xid_;
   std::vector<Write> last_writes_;
-  Fifo<Write> writes_;        // the writes of the commits, in order
-  uint64_t writes_base_ = 0;  // the position of writes_.front()
-  Fifo<Commit> commits_;     // in order of place
+  Fifo<Write> writes_;          // the writes of the commits, in order
+  uint64_t writes_base_ = 0;    // the position of writes_.front()
+  Fifo<Commit> commits_;        // in order of place
   std::vector<Commit> placed_;  // placed behind commits_.back(), until Settle
   std::unordered_map<std::vector<uint16_t>, uint32_t, OrdersHash> participant_ids_;
   std::vector<std::vector<uint16_t>> participant_sets_;

@@ -180,7 +180,8 @@ void CheckCopies(const std::vector<const NodeIndex*>& nodes, const std::vector<c
     if (!writers_read) {
       for (const auto* c : on) {
         if (c == nullptr) continue;
-        for (const auto& u : c->applied.window) writers.emplace(std::make_tuple(u.cache, u.partition, u.counter), u.xid);
+        for (const auto& u : c->applied.window)
+          writers.emplace(std::make_tuple(u.cache, u.partition, u.counter), u.xid);
       }
       writers_read = true;
     }

@@ -50,8 +50,8 @@ struct WindowUpdate {
 // not write): the copies are then not compared.
 struct AppliedCounters {
   bool known = false;
-  std::vector<CopyCounters> copies;   // by (cache, partition)
-  std::vector<WindowUpdate> window;   // in WAL order
+  std::vector<CopyCounters> copies;  // by (cache, partition)
+  std::vector<WindowUpdate> window;  // in WAL order
 };
 
 class CounterFollower {

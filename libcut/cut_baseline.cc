@@ -100,8 +100,8 @@ bool FillRows(const std::vector<Member>& members, const std::vector<const CutOnN
       // A Finish without its Start is reported by the node's own finish-without-start.
       if (row.has_start || !row.has_finish) {
         if (members[i].index != nullptr) end_notes->emplace_back(report.violations.size(), members[i].index);
-        report.violations.push_back({!row.has_start ? Kind::kMissingStart : Kind::kMissingFinish, std::nullopt,
-                                     {row.node}, lacking->back()});
+        report.violations.push_back(
+            {!row.has_start ? Kind::kMissingStart : Kind::kMissingFinish, std::nullopt, {row.node}, lacking->back()});
       }
     }
     report.nodes.push_back(row);

@@ -123,7 +123,9 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
   class Feed : public CutFeed {
    public:
     Feed(std::shared_ptr<FeedPool> pool, std::unique_ptr<CutFeed> inner)
-        : pool_(std::move(pool)), inner_(std::move(inner)), progress_(inner_->Progress()),
+        : pool_(std::move(pool)),
+          inner_(std::move(inner)),
+          progress_(inner_->Progress()),
           last_start_(inner_->LastStartTs()) {}
     ~Feed() override {
       std::unique_lock<std::mutex> lock(pool_->mu_);
@@ -166,9 +168,9 @@ class FeedPool : public std::enable_shared_from_this<FeedPool> {
     NodeIndex progress_;
     uint64_t last_start_ = 0;
     bool done_ = false;
-    bool busy_ = false;    // a worker is reading it
-    bool queued_ = false;  // in ready_
-    bool gone_ = false;    // being destroyed
+    bool busy_ = false;         // a worker is reading it
+    bool queued_ = false;       // in ready_
+    bool gone_ = false;         // being destroyed
     std::exception_ptr error_;  // what the inner feed threw; the feed is done then
   };
 
@@ -261,12 +263,11 @@ std::vector<std::unique_ptr<CutFeed>> AheadFeeds(std::vector<std::unique_ptr<Cut
   return out;
 }
 
-wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir,
-                                              RecordTap tap, std::optional<wal::Uuid> stop) {
+wal::Result<std::unique_ptr<CutFeed>> WalFeed(const std::string& node, const wal::WalLocation& wal_dir, RecordTap tap,
+                                              std::optional<wal::Uuid> stop) {
   auto stream = NodeIndexStream::Open(node, wal_dir, std::move(tap), false, stop);
   if (!stream.ok()) return stream.status();
   return std::unique_ptr<CutFeed>(std::make_unique<WalStreamFeed>(std::move(stream).value()));
 }
-
 
 }  // namespace cut

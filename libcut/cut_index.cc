@@ -12,7 +12,8 @@ namespace cut {
 
 void AddParticipants(CutOnNode& c, uint32_t tx, std::span<const uint16_t> nodes) {
   if (nodes.empty()) return;
-  c.participants.push_back({tx, static_cast<uint32_t>(c.participant_nodes.size()), static_cast<uint32_t>(nodes.size())});
+  c.participants.push_back(
+      {tx, static_cast<uint32_t>(c.participant_nodes.size()), static_cast<uint32_t>(nodes.size())});
   c.participant_nodes.insert(c.participant_nodes.end(), nodes.begin(), nodes.end());
 }
 
@@ -32,8 +33,8 @@ const CutOnNode* FindCut(const NodeIndex& n, const wal::Uuid& id, size_t* pos) {
 
 Side SideOf(const CutOnNode& c, const wal::TxId& xid, const wal::Pointer& commit) {
   auto listed = [&](const std::vector<wal::TxId>& v) { return std::find(v.begin(), v.end(), xid) != v.end(); };
-  return SideOfCommit(RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
-                      [&] { return listed(c.after); });
+  return SideOfCommit(
+      RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); }, [&] { return listed(c.after); });
 }
 
 struct NodeIndexStream::Impl {
@@ -47,12 +48,12 @@ struct NodeIndexStream::Impl {
   bool want_checkpoint = false;
   std::optional<wal::Pointer> from_record;  // where the first reader begins (WalLocation)
   std::optional<IndexCheckpoint> checkpoint;
-  std::optional<uint64_t> after_index;   // for the next reader's sequence check
-  std::optional<wal::Uuid> node_id;      // the node the next reader's headers are held to
-  wal::Pointer end;                      // just past the last record of the readers done
-  uint64_t handed = 0;                   // cuts handed over
+  std::optional<uint64_t> after_index;  // for the next reader's sequence check
+  std::optional<wal::Uuid> node_id;     // the node the next reader's headers are held to
+  wal::Pointer end;                     // just past the last record of the readers done
+  uint64_t handed = 0;                  // cuts handed over
   bool done = false;
-  bool may_stop = false;                 // Open's `stop` was given
+  bool may_stop = false;  // Open's `stop` was given
 
   void OpenReader(std::vector<wal::SegmentFile> files, bool more_follow) {
     wal::ReaderOptions options;

@@ -27,7 +27,7 @@ namespace cut {
 // One committed transaction seen in a cut's window on this node.
 struct TxSide {
   wal::TxId xid;
-  wal::Pointer commit;               // its COMMITTED TxRecord
+  wal::Pointer commit;  // its COMMITTED TxRecord
   Side side = Side::kAfter;
   // For the cluster join; computed, not kept (a window holds many of these).
   uint64_t hash() const { return HashTxId(xid); }
@@ -45,8 +45,8 @@ struct TxParticipants {
 // A problem visible from one node's WAL alone.
 struct LocalProblem {
   Kind kind = Kind::kDuplicateRecord;  // one of the local kinds (violation.h)
-  wal::TxId xid;      // when it concerns a transaction
-  wal::Pointer at;    // the record it was found at
+  wal::TxId xid;                       // when it concerns a transaction
+  wal::Pointer at;                     // the record it was found at
   std::string detail;
 };
 
@@ -59,10 +59,10 @@ struct CutOnNode {
   uint32_t topology_version = 0;
   uint64_t start_ts = 0;
   uint64_t finish_ts = 0;
-  std::string base;                  // the full snapshot this cut is an increment of
-  std::vector<wal::TxId> before;     // the Finish record's sets, as written
+  std::string base;               // the full snapshot this cut is an increment of
+  std::vector<wal::TxId> before;  // the Finish record's sets, as written
   std::vector<wal::TxId> after;
-  std::vector<TxSide> txs;           // commits of the window, classified
+  std::vector<TxSide> txs;  // commits of the window, classified
   // The commits (COMMITTED or UNKNOWN TX_RECORDs) before the Finish record that are on the
   // After side, all of them in the window: with the node's count of commits before the
   // Finish record, how many are Before (`cuts` counts an increment's by them). Set by the
@@ -89,19 +89,19 @@ struct BaseSnapshot {
 
 struct NodeIndex {
   std::string node;
-  wal::Uuid node_id;                 // from its segment headers (nil when none was read)
+  wal::Uuid node_id;  // from its segment headers (nil when none was read)
   uint16_t order = 0;
   std::vector<BaseSnapshot> snapshots;
-  std::vector<CutOnNode> cuts;       // in the order of their first record
+  std::vector<CutOnNode> cuts;  // in the order of their first record
   // Every error of the WAL, located: what the reader reported (corruption, missing
   // segments, ...) and records out of the order of tx_order.h.
   std::vector<std::string> read_errors;
   std::vector<wal::Pointer> read_error_at;  // where each of them is (not in summaries)
-  std::string open_error;            // set when the WAL could not be opened at all
-  std::string torn_tail;             // the torn tail its last segment ends in, if any (not an error)
-  wal::Pointer begin;                // the first record read (when records > 0)
-  wal::Pointer end;                  // just past the last record read
-  uint64_t last_ts = 0;              // the latest timestamp among the records read
+  std::string open_error;                   // set when the WAL could not be opened at all
+  std::string torn_tail;                    // the torn tail its last segment ends in, if any (not an error)
+  wal::Pointer begin;                       // the first record read (when records > 0)
+  wal::Pointer end;                         // just past the last record read
+  uint64_t last_ts = 0;                     // the latest timestamp among the records read
   uint64_t records = 0;
   // The reading stopped past a cut's Finish record, not at the WAL's end
   // (NodeIndexStream::Open's `stop`; not in summaries).
@@ -128,7 +128,8 @@ using RecordTap = std::function<void(const wal::Record&)>;
 
 // Reads the node WAL of `wal_dir` once. Only failure to open is an error; every problem
 // inside the WAL is recorded in the index.
-wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const wal::WalLocation& wal_dir, RecordTap tap = nullptr);
+wal::Result<NodeIndex> BuildNodeIndex(const std::string& node, const wal::WalLocation& wal_dir,
+                                      RecordTap tap = nullptr);
 
 // The same reading, handing over each cut as soon as its window is complete (the next
 // cut's Start, or the end of the WAL, has been read), in WAL order: a cluster can then be
@@ -154,13 +155,13 @@ class NodeIndexStream {
   // (IndexBuilder::StopAfterFinishOf): what a check of that cut alone needs of an Apache
   // Ignite node (cluster_check.h, StopsEarly). progress().stopped says so.
   static wal::Result<std::unique_ptr<NodeIndexStream>> Open(const std::string& node, const wal::WalLocation& wal_dir,
-                                                           RecordTap tap = nullptr, bool checkpoint = false,
-                                                           std::optional<wal::Uuid> stop = std::nullopt);
+                                                            RecordTap tap = nullptr, bool checkpoint = false,
+                                                            std::optional<wal::Uuid> stop = std::nullopt);
   // Goes on from `from` (a checkpoint of this node's WAL): reads the segment files from
   // its resume index on, and hands over the cuts that come after its cuts_before.
   // NotFound when the WAL no longer holds the file it resumes at.
   static wal::Result<std::unique_ptr<NodeIndexStream>> Resume(const std::string& node, const wal::WalLocation& wal_dir,
-                                                             const IndexCheckpoint& from, bool checkpoint = false);
+                                                              const IndexCheckpoint& from, bool checkpoint = false);
   // The checkpoint asked for, once Next() returned false (nullopt before).
   const std::optional<IndexCheckpoint>& checkpoint() const;
   ~NodeIndexStream();

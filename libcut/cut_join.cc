@@ -42,7 +42,9 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
       if (t.side == Side::kAfter) f.after |= bit;
       if (!fresh && f.side != t.side) {
         report.violations.push_back(
-            {Kind::kSideMismatch, t.xid, {nodes[f.node]->node, nodes[i]->node},
+            {Kind::kSideMismatch,
+             t.xid,
+             {nodes[f.node]->node, nodes[i]->node},
              fmt::format("{} on {} (commit at {}), {} on {} (commit at {}); Start/Finish at {}/{} and {}/{}",
                          SideName(f.side), nodes[f.node]->node, f.at.ToString(), SideName(t.side), nodes[i]->node,
                          t.commit.ToString(), on[f.node]->start.ToString(), on[f.node]->finish.ToString(),
@@ -98,8 +100,7 @@ void ParticipantCheck::Check(const std::vector<const NodeIndex*>& nodes, const s
         if (!CommittedOn(t.xid, o->second, nodes, on, pos, j)) {
           std::string detail = fmt::format(
               "Before on {} (commit at {}) but not committed in participant {}'s window of the cut{}", nodes[i]->node,
-              t.commit.ToString(), nodes[o->second]->node,
-              t.commit < on[i]->start ? "" : " (in flight at its Start)");
+              t.commit.ToString(), nodes[o->second]->node, t.commit < on[i]->start ? "" : " (in flight at its Start)");
           report.violations.push_back(
               {Kind::kBeforeMissingOnParticipant, t.xid, {nodes[i]->node, nodes[o->second]->node}, detail});
           missing_.push_back({t.xid, nodes[i]->node, nodes[o->second]->node, report.base,

@@ -27,7 +27,7 @@ struct CutJoin {
   bool valid = false;   // built for the cut checked last
   bool masked = false;  // at most 64 nodes: the masks are kept
   std::vector<const NodeIndex*> nodes;
-  IdIndex first;        // xid -> index in `seen`
+  IdIndex first;  // xid -> index in `seen`
   std::vector<Seen> seen;
 
   // The entry of `x`, or nullptr.

@@ -18,8 +18,8 @@ const char* InjectedBugName(InjectedBug bug) {
 }
 
 bool ParseInjectedBug(const std::string& name, InjectedBug* out) {
-  for (InjectedBug b : {InjectedBug::kNone, InjectedBug::kNoTxCutId, InjectedBug::kNoWrap,
-                        InjectedBug::kEarlyFinish, InjectedBug::kIgnoreRecovery}) {
+  for (InjectedBug b : {InjectedBug::kNone, InjectedBug::kNoTxCutId, InjectedBug::kNoWrap, InjectedBug::kEarlyFinish,
+                        InjectedBug::kIgnoreRecovery}) {
     if (name == InjectedBugName(b)) {
       *out = b;
       return true;
@@ -28,12 +28,8 @@ bool ParseInjectedBug(const std::string& name, InjectedBug* out) {
   return false;
 }
 
-CutManager::CutManager(CutListener* listener, bool baseline, uint32_t joined_topology_version,
-                       InjectedBug bug)
-    : listener_(listener),
-      baseline_(baseline),
-      joined_topology_version_(joined_topology_version),
-      bug_(bug) {}
+CutManager::CutManager(CutListener* listener, bool baseline, uint32_t joined_topology_version, InjectedBug bug)
+    : listener_(listener), baseline_(baseline), joined_topology_version_(joined_topology_version), bug_(bug) {}
 
 bool CutManager::OnCutId(const wal::Uuid& cut_id, uint32_t topology_version) {
   if (cut_id.IsNil() || done_.count(cut_id) != 0) return false;  // never twice
@@ -113,8 +109,10 @@ void CutManager::OnTxFinished(const TxFinish& f, uint64_t now) {
   if (left != 0) return;  // another role of this transaction is still in flight here
   TxFinish combined = f;
   combined.recovery_finish = watch.any_recovery;
-  if (watch.any_unknown) combined.outcome = TxOutcome::kUnknown;
-  else if (watch.any_committed) combined.outcome = TxOutcome::kCommitted;
+  if (watch.any_unknown)
+    combined.outcome = TxOutcome::kUnknown;
+  else if (watch.any_committed)
+    combined.outcome = TxOutcome::kCommitted;
   if (watch.in_start_step) ++stats_.committed_in_start_step;
   // A Before transaction whose commits all precede the Start record is Before without
   // being listed; only one committed after Start needs the before set.
@@ -126,14 +124,9 @@ void CutManager::OnTxFinished(const TxFinish& f, uint64_t now) {
 
 void CutManager::Classify(const TxFinish& f, bool list_before) {
   switch (f.outcome) {
-    case TxOutcome::kRolledBack:
-      ++stats_.rolled_back;
-      return;
-    case TxOutcome::kUnknown:
-      Fail(fmt::format("transaction {} ended in the UNKNOWN state", f.xid.ToString()));
-      return;
-    case TxOutcome::kCommitted:
-      break;
+    case TxOutcome::kRolledBack: ++stats_.rolled_back; return;
+    case TxOutcome::kUnknown: Fail(fmt::format("transaction {} ended in the UNKNOWN state", f.xid.ToString())); return;
+    case TxOutcome::kCommitted: break;
   }
   if (f.recovery_finish && bug_ != InjectedBug::kIgnoreRecovery) {
     Fail(fmt::format("transaction {} was finished by transaction recovery", f.xid.ToString()));

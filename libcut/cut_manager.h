@@ -32,9 +32,9 @@ enum class TxOutcome { kCommitted, kRolledBack, kUnknown };
 struct TxFinish {
   wal::TxId xid;
   TxOutcome outcome = TxOutcome::kCommitted;
-  wal::Uuid tx_cut_id;               // the stamp copied onto the local tx; nil if none
-  uint32_t topology_version = 0;     // the version the transaction is mapped to
-  bool recovery_finish = false;      // finished by transaction recovery
+  wal::Uuid tx_cut_id;            // the stamp copied onto the local tx; nil if none
+  uint32_t topology_version = 0;  // the version the transaction is mapped to
+  bool recovery_finish = false;   // finished by transaction recovery
 };
 
 // Where a CutManager's decisions go: the node writes the records to its WAL and tells
@@ -112,8 +112,8 @@ class CutManager {
   uint32_t joined_topology_version_;
   InjectedBug bug_;
 
-  bool running_ = false;         // between the atomic start and OnCutDone
-  bool start_pending_ = false;   // atomic start done, Start record not yet written
+  bool running_ = false;        // between the atomic start and OnCutDone
+  bool start_pending_ = false;  // atomic start done, Start record not yet written
   bool finished_ = false;
   bool failed_ = false;
   wal::Uuid cut_id_;
@@ -127,8 +127,8 @@ class CutManager {
     bool any_recovery = false;
     bool any_unknown = false;
     bool any_committed = false;
-    bool in_start_step = false;       // a role committed before the Start record
-    bool after_start = false;         // a role committed after it
+    bool in_start_step = false;  // a role committed before the Start record
+    bool after_start = false;    // a role committed after it
   };
   std::unordered_map<wal::TxId, Watch, wal::TxIdHash> watched_;
   std::vector<wal::TxId> before_;

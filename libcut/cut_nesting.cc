@@ -56,7 +56,9 @@ void NestingCheck::Check(const std::vector<const NodeIndex*>& nodes, const CutRe
       if (use_join && k + 8 < a->txs.size()) join.first.Prefetch(a->txs[k + 8].hash());
       const TxSide& t = a->txs[k];
       if (t.side == Side::kBefore && after_next(t.xid)) {
-        next.violations.push_back({Kind::kNotNested, t.xid, {n->node},
+        next.violations.push_back({Kind::kNotNested,
+                                   t.xid,
+                                   {n->node},
                                    fmt::format("Before in cut {} but After in this cut on {} (commit at {})",
                                                prev.id.ToString(), n->node, t.commit.ToString())});
         if (next.status == CutStatus::kConsistent) {

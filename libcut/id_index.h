@@ -131,8 +131,8 @@ class TxTable {
   KeyOf KeyAt() const { return KeyOf{&keys_}; }
 
   IdIndex index_;
-  std::vector<wal::TxId> keys_;    // in insertion order
-  std::vector<uint32_t> values_;   // by key
+  std::vector<wal::TxId> keys_;   // in insertion order
+  std::vector<uint32_t> values_;  // by key
 };
 
 }  // namespace cut

@@ -27,12 +27,8 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
       Stamp(a.snapshot.timestamp);
       order_.Start();
       break;
-    case wal::RecordType::kData:
-      OnData(r);
-      break;
-    case wal::RecordType::kTx:
-      OnTx(r);
-      break;
+    case wal::RecordType::kData: OnData(r); break;
+    case wal::RecordType::kTx: OnTx(r); break;
     case wal::RecordType::kCutStart:
       if (wal::IsIgnite(r.format)) placer_.OnCutRecord(r.ptr);
       Stamp(a.cut_start.timestamp);
@@ -43,8 +39,7 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
       Stamp(a.cut_finish.timestamp);
       OnFinish(r);
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -156,7 +151,9 @@ IndexBuilder::CutState* IndexBuilder::Open(const wal::Uuid& id) {
 bool IndexBuilder::Stray(const wal::Record& r, const wal::Uuid& id, const char* what) {
   if (emitted_.count(id) == 0 || states_.empty()) return false;
   states_.back().cut.problems.push_back(
-      {std::string(what) == "Start" ? Kind::kDuplicateRecord : Kind::kFinishAfterNextStart, {}, r.ptr,
+      {std::string(what) == "Start" ? Kind::kDuplicateRecord : Kind::kFinishAfterNextStart,
+       {},
+       r.ptr,
        fmt::format("a {} record of cut {}, written after later cuts' Start records", what, id.ToString())});
   return true;
 }
@@ -221,8 +218,8 @@ void IndexBuilder::OnFinish(const wal::Record& r) {
     }
   }
   if (s->finalized) {
-    s->cut.problems.push_back({Kind::kFinishAfterNextStart, {}, r.ptr,
-                               "Finish record written after the next cut's Start record"});
+    s->cut.problems.push_back(
+        {Kind::kFinishAfterNextStart, {}, r.ptr, "Finish record written after the next cut's Start record"});
   }
   if (stop_id_ && *stop_id_ == f.cut_id) {
     stop_armed_ = true;

@@ -97,7 +97,7 @@ class IndexBuilder {
   std::unordered_set<wal::Uuid, wal::UuidHash> emitted_;  // ids of the cuts handed over
   std::vector<std::pair<wal::Pointer, std::string>> errors_;
   CommitWindow window_;
-  CommitPlacer placer_;  // Apache Ignite's WALs only
+  CommitPlacer placer_;       // Apache Ignite's WALs only
   CounterFollower counters_;  // Apache Ignite's WALs only
   // Filled by each DATA record's entries in turn: made once (a DataEntry is zeroed
   // when made, which costs more than its reading).

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
-
 namespace cut {
 namespace {
 
@@ -102,7 +101,8 @@ uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t ma
 std::string JsonString(const nlohmann::json& j, const std::string& where, size_t max_size) {
   if (!j.is_string()) throw JsonFieldError(fmt::format("{}: expected a string, found {}", where, j.type_name()));
   const auto& s = j.get_ref<const std::string&>();
-  if (s.size() > max_size) throw JsonFieldError(fmt::format("{}: a string of {} bytes, more than {}", where, s.size(), max_size));
+  if (s.size() > max_size)
+    throw JsonFieldError(fmt::format("{}: a string of {} bytes, more than {}", where, s.size(), max_size));
   return s;
 }
 
@@ -110,7 +110,8 @@ uint64_t JsonObject::Uint(const char* key, uint64_t max) const { return JsonUint
 
 int64_t JsonObject::Int(const char* key) const {
   const auto& v = At(key);
-  if (!v.is_number_integer()) throw JsonFieldError(fmt::format("{}: expected an integer, found {}", Where(key), v.type_name()));
+  if (!v.is_number_integer())
+    throw JsonFieldError(fmt::format("{}: expected an integer, found {}", Where(key), v.type_name()));
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     throw JsonFieldError(fmt::format("{}: out of range", Where(key)));
   }
@@ -119,11 +120,14 @@ int64_t JsonObject::Int(const char* key) const {
 
 bool JsonObject::Bool(const char* key) const {
   const auto& v = At(key);
-  if (!v.is_boolean()) throw JsonFieldError(fmt::format("{}: expected true or false, found {}", Where(key), v.type_name()));
+  if (!v.is_boolean())
+    throw JsonFieldError(fmt::format("{}: expected true or false, found {}", Where(key), v.type_name()));
   return v.get<bool>();
 }
 
-std::string JsonObject::String(const char* key, size_t max_size) const { return JsonString(At(key), Where(key), max_size); }
+std::string JsonObject::String(const char* key, size_t max_size) const {
+  return JsonString(At(key), Where(key), max_size);
+}
 
 wal::Uuid JsonObject::Uuid(const char* key) const {
   auto u = wal::Uuid::Parse(String(key, 64));
@@ -146,7 +150,8 @@ wal::TxId JsonObject::TxId(const char* key) const {
 const nlohmann::json& JsonObject::Array(const char* key, size_t max_size) const {
   const auto& v = At(key);
   if (!v.is_array()) throw JsonFieldError(fmt::format("{}: expected an array, found {}", Where(key), v.type_name()));
-  if (v.size() > max_size) throw JsonFieldError(fmt::format("{}: {} elements, more than {}", Where(key), v.size(), max_size));
+  if (v.size() > max_size)
+    throw JsonFieldError(fmt::format("{}: {} elements, more than {}", Where(key), v.size(), max_size));
   return v;
 }
 

@@ -37,9 +37,9 @@ std::string Disagreement(const KeptIncrement& k, const std::string& node, const 
   if (mine != nullptr) {
     const CutNodeRow* r = RowOf(*mine, node);
     if (k.finish && r != nullptr && r->has_finish && r->finish != *k.finish && at_pointer != nullptr) {
-      return fmt::format("{}: rqId is {}, whose Finish record is at {}, but its incSnpRec {} is the Finish record of cut {}",
-                         k.path, k.cut.ToString(), r->finish.ToString(), k.finish->ToString(),
-                         at_pointer->id.ToString());
+      return fmt::format(
+          "{}: rqId is {}, whose Finish record is at {}, but its incSnpRec {} is the Finish record of cut {}", k.path,
+          k.cut.ToString(), r->finish.ToString(), k.finish->ToString(), at_pointer->id.ToString());
     }
     if (k.finish && r != nullptr && r->has_finish && r->finish != *k.finish) {
       return fmt::format("{}: incSnpRec is {}, but the Finish record of its cut {} is at {}", k.path,
@@ -79,7 +79,8 @@ void ApplyKeptIncrements(std::vector<NodeKept> nodes, const std::vector<std::str
     for (const auto& k : n.kept) {
       for (auto& other : nodes) {
         if (&other == &n) continue;
-        auto it = std::find_if(other.kept.begin(), other.kept.end(), [&k](const KeptIncrement& x) { return x.cut == k.cut; });
+        auto it =
+            std::find_if(other.kept.begin(), other.kept.end(), [&k](const KeptIncrement& x) { return x.cut == k.cut; });
         if (it != other.kept.end() && (it->index != k.index || it->snapshot != k.snapshot)) {
           other.unreadable.push_back(fmt::format("{}: increment {} of '{}', but {} names its cut increment {} of '{}'",
                                                  it->path, it->index, wal::Printable(it->snapshot), k.path, k.index,
@@ -117,8 +118,8 @@ void ApplyKeptIncrements(std::vector<NodeKept> nodes, const std::vector<std::str
     if (!unknown.empty()) {
       c.status = CutStatus::kUnverifiable;
       c.reason = fmt::format("the increments' metadata of {} cannot be read whole", Joined(unknown));
-      c.violations.push_back({Kind::kUnreadableMeta, std::nullopt, unknown,
-                              "whether the node keeps the increment is not known"});
+      c.violations.push_back(
+          {Kind::kUnreadableMeta, std::nullopt, unknown, "whether the node keeps the increment is not known"});
       continue;
     }
     c.status = CutStatus::kIncomplete;
@@ -143,8 +144,9 @@ void ApplyKeptIncrements(std::vector<NodeKept> nodes, const std::vector<std::str
       return n.consistent_id == b || n.node == wal::IgniteFolderOf(b);
     });
     if (!given) {
-      report->problems.push_back({b, Kind::kNotGiven, "a baseline node of the snapshot (its metadata), but no WAL "
-                                                      "was given for it"});
+      report->problems.push_back({b, Kind::kNotGiven,
+                                  "a baseline node of the snapshot (its metadata), but no WAL "
+                                  "was given for it"});
     }
   }
   std::stable_sort(report->problems.begin(), report->problems.end(),

@@ -15,9 +15,9 @@
 namespace cut {
 
 struct KeptIncrement {
-  wal::Uuid cut;         // the cut's id
-  std::string snapshot;  // the full snapshot it follows
-  uint32_t index = 0;    // 1, 2, ... after that snapshot
+  wal::Uuid cut;                       // the cut's id
+  std::string snapshot;                // the full snapshot it follows
+  uint32_t index = 0;                  // 1, 2, ... after that snapshot
   std::optional<wal::Pointer> finish;  // where its metadata says the node's Finish record is
   std::string path;                    // the metadata file, for messages
 };

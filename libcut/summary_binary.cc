@@ -224,8 +224,8 @@ std::string EncodeCut(const CutOnNode& c, const std::vector<TxSide>& prev) {
 
 void PutFrame(std::string* file, uint8_t kind, const std::string& raw) {
   std::string stored(static_cast<size_t>(LZ4_compressBound(static_cast<int>(raw.size()))), '\0');
-  const int n = LZ4_compress_default(raw.data(), stored.data(), static_cast<int>(raw.size()),
-                                     static_cast<int>(stored.size()));
+  const int n =
+      LZ4_compress_default(raw.data(), stored.data(), static_cast<int>(raw.size()), static_cast<int>(stored.size()));
   uint8_t codec = kLz4;
   if (n <= 0 || static_cast<size_t>(n) >= raw.size()) {
     codec = kStored;
@@ -285,8 +285,8 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
     const uint64_t count = sp >> 1;
     if (count == 0) continue;
     if (count > 65535 || count > in.left()) throw Bad(fmt::format("transaction {}: {} participants", k, count));
-    c.participants.push_back({static_cast<uint32_t>(k), static_cast<uint32_t>(c.participant_nodes.size()),
-                              static_cast<uint32_t>(count)});
+    c.participants.push_back(
+        {static_cast<uint32_t>(k), static_cast<uint32_t>(c.participant_nodes.size()), static_cast<uint32_t>(count)});
     int64_t last = 0;
     for (uint64_t i = 0; i < count; ++i) {
       last += in.Z();
@@ -350,7 +350,9 @@ class FileSource : public Source {
       const ssize_t got = ::pread(fd_, out->data() + done, n - done, static_cast<off_t>(offset + done));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) return wal::Status::IoError(fmt::format("\"{}\": {}", origin_, std::strerror(errno)));
-      if (got == 0) return wal::Status::Truncated(fmt::format("\"{}\": ends at offset {} (the file shrank)", origin_, offset + done));
+      if (got == 0)
+        return wal::Status::Truncated(
+            fmt::format("\"{}\": ends at offset {} (the file shrank)", origin_, offset + done));
       done += static_cast<size_t>(got);
     }
     return wal::Status::Ok();
@@ -373,8 +375,8 @@ class BinaryStream : public SummaryStream {
     if (source_->size() < kFileHeader) return Stop(Damage(0, "shorter than its header", true));
     std::string h;
     if (auto s = source_->Read(0, kFileHeader, &h); !s.ok()) return Stop(s);
-    if (std::memcmp(h.data(), kStateMagic, sizeof kStateMagic) != 0 || wal::DecodeFixed32(h.data() + 8) != kStateSchema ||
-        wal::DecodeFixed32(h.data() + 12) != 0) {
+    if (std::memcmp(h.data(), kStateMagic, sizeof kStateMagic) != 0 ||
+        wal::DecodeFixed32(h.data() + 8) != kStateSchema || wal::DecodeFixed32(h.data() + 12) != 0) {
       return Stop(Damage(0, fmt::format("not a walcut resume state of schema {}", kStateSchema), false));
     }
     offset_ = kFileHeader;
@@ -434,7 +436,8 @@ class BinaryStream : public SummaryStream {
     if (read_ == cuts_) {
       done_ = true;
       if (offset_ != source_->size()) {
-        Fail(Damage(offset_, fmt::format("{} bytes after its last cut ({} cuts)", source_->size() - offset_, cuts_), false));
+        Fail(Damage(offset_, fmt::format("{} bytes after its last cut ({} cuts)", source_->size() - offset_, cuts_),
+                    false));
       }
       return false;
     }
@@ -498,7 +501,8 @@ class BinaryStream : public SummaryStream {
       return false;
     }
     if (stored > left - kFrameHeader) {
-      Fail(Damage(offset_, fmt::format("cut short inside {} ({} of its {} bytes)", what, left - kFrameHeader, stored), true));
+      Fail(Damage(offset_, fmt::format("cut short inside {} ({} of its {} bytes)", what, left - kFrameHeader, stored),
+                  true));
       return false;
     }
     if (auto s = source_->Read(offset_ + kFrameHeader, static_cast<size_t>(stored), &stored_); !s.ok()) {
@@ -514,8 +518,7 @@ class BinaryStream : public SummaryStream {
       raw_.swap(stored_);
     } else {
       raw_.resize(static_cast<size_t>(raw));
-      const int n = LZ4_decompress_safe(stored_.data(), raw_.data(), static_cast<int>(stored),
-                                        static_cast<int>(raw));
+      const int n = LZ4_decompress_safe(stored_.data(), raw_.data(), static_cast<int>(stored), static_cast<int>(raw));
       if (n < 0 || static_cast<uint64_t>(n) != raw) {
         Fail(Damage(offset_, fmt::format("{}: its LZ4 block does not decompress to its {} bytes", what, raw), false));
         return false;
@@ -562,8 +565,7 @@ std::string EncodeAfter(const NodeIndex& n, std::string_view frames, uint64_t ke
   std::string file(kMagic, sizeof kMagic);
   wal::PutFixed32(&file, kSchema);
   wal::PutFixed32(&file, 0);
-  PutFrame(&file, kNodeFrame,
-           EncodeNode(n, kept + n.cuts.size(), std::max(kept_last_start, LastStartTs(n.cuts))));
+  PutFrame(&file, kNodeFrame, EncodeNode(n, kept + n.cuts.size(), std::max(kept_last_start, LastStartTs(n.cuts))));
   file.append(frames);
   const std::vector<TxSide> none;
   for (size_t i = 0; i < n.cuts.size(); ++i) {

@@ -54,7 +54,8 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
   j["read_errors"] = n.read_errors;
   if (!n.torn_tail.empty()) j["torn_tail"] = n.torn_tail;
   Json snaps = Json::array();
-  for (const auto& s : n.snapshots) snaps.push_back({{"name", s.name}, {"at", s.at.ToString()}, {"timestamp", s.timestamp}});
+  for (const auto& s : n.snapshots)
+    snaps.push_back({{"name", s.name}, {"at", s.at.ToString()}, {"timestamp", s.timestamp}});
   j["snapshots"] = snaps;
   Json cuts = Json::array();
   for (const auto& c : n.cuts) {
@@ -83,8 +84,10 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
     cj["txs"] = txs;
     Json probs = Json::array();
     for (const auto& p : c.problems) {
-      probs.push_back({{"kind", KindName(p.kind)}, {"tx", p.xid.IsNull() ? Json(nullptr) : Json(p.xid.ToString())},
-                       {"at", p.at.ToString()}, {"detail", p.detail}});
+      probs.push_back({{"kind", KindName(p.kind)},
+                       {"tx", p.xid.IsNull() ? Json(nullptr) : Json(p.xid.ToString())},
+                       {"at", p.at.ToString()},
+                       {"detail", p.detail}});
     }
     cj["problems"] = probs;
     cj["unverifiable"] = c.unverifiable ? Json(*c.unverifiable) : Json(nullptr);
@@ -170,7 +173,8 @@ CutOnNode ParseCut(const JsonObject& o) {
   }
   if (!o.At("unverifiable").is_null()) c.unverifiable = o.String("unverifiable", 1 << 16);
   // Shapes a node's reading never gives.
-  if (!c.has_start && !c.has_finish) throw JsonFieldError(fmt::format("{}: neither a Start nor a Finish record", o.Where("id")));
+  if (!c.has_start && !c.has_finish)
+    throw JsonFieldError(fmt::format("{}: neither a Start nor a Finish record", o.Where("id")));
   return c;
 }
 
@@ -190,7 +194,8 @@ NodeIndex ParseSummary(const nlohmann::json& doc) {
   n.begin = j.Has("begin") ? j.Pointer("begin") : wal::Pointer{};
   n.last_ts = j.Has("last_ts") ? j.Uint("last_ts") : UINT64_MAX;
   const auto& errors = j.Array("read_errors");
-  for (size_t i = 0; i < errors.size(); ++i) n.read_errors.push_back(JsonString(errors[i], fmt::format("read_errors[{}]", i), 1 << 16));
+  for (size_t i = 0; i < errors.size(); ++i)
+    n.read_errors.push_back(JsonString(errors[i], fmt::format("read_errors[{}]", i), 1 << 16));
   const auto& snaps = j.Array("snapshots");
   for (size_t i = 0; i < snaps.size(); ++i) {
     JsonObject s(snaps[i], fmt::format("snapshots[{}]", i));
@@ -201,10 +206,13 @@ NodeIndex ParseSummary(const nlohmann::json& doc) {
   for (size_t i = 0; i < cuts.size(); ++i) {
     const std::string where = fmt::format("cuts[{}]", i);
     CutOnNode c = ParseCut(JsonObject(cuts[i], where));
-    if (!ids.insert(c.id).second) throw JsonFieldError(fmt::format("{}: cut {} is listed twice", where, c.id.ToString()));
+    if (!ids.insert(c.id).second)
+      throw JsonFieldError(fmt::format("{}: cut {} is listed twice", where, c.id.ToString()));
     if (c.has_start && c.has_finish && c.finish < c.start &&
-        std::none_of(c.problems.begin(), c.problems.end(), [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
-      throw JsonFieldError(fmt::format("{}: its Finish record precedes its Start record, and no problem says so", where));
+        std::none_of(c.problems.begin(), c.problems.end(),
+                     [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
+      throw JsonFieldError(
+          fmt::format("{}: its Finish record precedes its Start record, and no problem says so", where));
     }
     n.cuts.push_back(std::move(c));
   }
@@ -368,11 +376,12 @@ wal::Result<std::string> EncodeAppended(const std::string& old, const ResumeStat
   auto before = DecodeSummary(old, origin);
   if (!before.ok()) return before.status();
   if (kept > before->cuts.size()) {
-    return wal::Status::Corruption(fmt::format("\"{}\": {} cuts, and its resume state keeps {}", origin,
-                                               before->cuts.size(), kept));
+    return wal::Status::Corruption(
+        fmt::format("\"{}\": {} cuts, and its resume state keeps {}", origin, before->cuts.size(), kept));
   }
   NodeIndex all = index;
-  all.cuts.assign(std::make_move_iterator(before->cuts.begin()), std::make_move_iterator(before->cuts.begin() + static_cast<ptrdiff_t>(kept)));
+  all.cuts.assign(std::make_move_iterator(before->cuts.begin()),
+                  std::make_move_iterator(before->cuts.begin() + static_cast<ptrdiff_t>(kept)));
   all.cuts.insert(all.cuts.end(), index.cuts.begin(), index.cuts.end());
   return EncodeSummary(all, SummaryFormat::kJson);
 }

@@ -115,7 +115,7 @@ class TxCensus::Impl {
   }
 
   std::optional<wal::TxId> only_;
-  CommitPlacer placer_;  // Apache Ignite's WALs only
+  CommitPlacer placer_;   // Apache Ignite's WALs only
   wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
   FlatTable<Index, ByTxId<Index>> open_;
   bool has_last_ = false;

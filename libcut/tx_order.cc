@@ -35,9 +35,10 @@ std::string TxOrder::OnWrite(const wal::TxId& x) {
     return "DATA_RECORD_V2 entries of no transaction (0.0.0, an initial load) after the node's first full snapshot";
   }
   if (open_.Find(x) != nullptr) return {};
-  return fmt::format("DATA_RECORD_V2 entries of transaction {} while no role of it is open on this node (after its "
-                     "final TX_RECORD, or with no PREPARED record)",
-                     x.ToString());
+  return fmt::format(
+      "DATA_RECORD_V2 entries of transaction {} while no role of it is open on this node (after its "
+      "final TX_RECORD, or with no PREPARED record)",
+      x.ToString());
 }
 
 }  // namespace cut

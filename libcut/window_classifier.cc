@@ -7,8 +7,8 @@
 
 namespace cut {
 
-void WindowClassifier::Classify(CutOnNode& c, const CommitWindow& w, const wal::Pointer& lo,
-                                const wal::Pointer& hi, const wal::Pointer* base_at) {
+void WindowClassifier::Classify(CutOnNode& c, const CommitWindow& w, const wal::Pointer& lo, const wal::Pointer& hi,
+                                const wal::Pointer* base_at) {
   std::swap(before_, last_before_);  // the last cut's sets, kept; CheckSets loads this one's
   std::swap(after_, last_after_);
   CheckSets(c);
@@ -49,7 +49,8 @@ void WindowClassifier::CheckSets(CutOnNode& c) {
     std::sort(sorted.begin(), sorted.end());
     for (size_t i = 1; i < sorted.size(); ++i) {
       if (sorted[i] == sorted[i - 1]) {
-        c.problems.push_back({Kind::kDuplicateEntry, sorted[i], c.finish, fmt::format("listed twice in the {} set", set)});
+        c.problems.push_back(
+            {Kind::kDuplicateEntry, sorted[i], c.finish, fmt::format("listed twice in the {} set", set)});
       }
     }
   };
@@ -67,8 +68,8 @@ void WindowClassifier::CheckSets(CutOnNode& c) {
 Side WindowClassifier::SideAt(const CommitWindow& w, const Bounds& b, size_t i, uint64_t hash) const {
   const Commit& k = w[i];
   const Region where = i < b.start ? Region::kBeforeStart : i < b.finish ? Region::kBetween : Region::kAfterFinish;
-  return SideOfCommit(where, [&] { return before_.Contains(k.xid, hash); },
-                      [&] { return after_.Contains(k.xid, hash); });
+  return SideOfCommit(
+      where, [&] { return before_.Contains(k.xid, hash); }, [&] { return after_.Contains(k.xid, hash); });
 }
 
 // Every commit of the window, in WAL order: its side, the first commit of each
@@ -91,8 +92,9 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
     if (i < b.finish && side == Side::kAfter) ++c.after_by_finish;
     if (i >= b.finish) {
       if (before_.Contains(k.xid, hash) || (!ignite_ && after_.Contains(k.xid, hash))) {
-        c.problems.push_back({Kind::kListedAfterFinish, k.xid, k.ptr,
-                              fmt::format("listed in the Finish record at {} but committed after it", c.finish.ToString())});
+        c.problems.push_back(
+            {Kind::kListedAfterFinish, k.xid, k.ptr,
+             fmt::format("listed in the Finish record at {} but committed after it", c.finish.ToString())});
       }
     } else if (i >= b.start && side == Side::kBefore) {
       ranged_.Insert(k.xid, 0);
@@ -111,9 +113,8 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
                             fmt::format("committed on both sides of the cut on this node (at {} and {})",
                                         c.txs[first].commit.ToString(), k.ptr.ToString())});
     }
-    w.ForEachWrite(k, [&](const Write& wr) {
-      partitions_.Add(wr.cache, wr.partition, wr.counter, side == Side::kBefore);
-    });
+    w.ForEachWrite(
+        k, [&](const Write& wr) { partitions_.Add(wr.cache, wr.partition, wr.counter, side == Side::kBefore); });
   }
   CheckListed(c);
 }
@@ -125,7 +126,8 @@ void WindowClassifier::CheckListed(CutOnNode& c) {
   for (const auto& x : before_.ids()) {
     const uint32_t at_index = seen_.Find(x, id_at);
     if (at_index == UINT32_MAX) {
-      c.problems.push_back({Kind::kListedNotCommitted, x, c.finish, "in the before set but not committed on this node"});
+      c.problems.push_back(
+          {Kind::kListedNotCommitted, x, c.finish, "in the before set but not committed on this node"});
     } else if (ranged_.Find(x) == nullptr) {
       // (A transaction with two roles here may commit one of them before Start.)
       const wal::Pointer at = c.txs[at_index].commit;
@@ -165,7 +167,8 @@ void WindowClassifier::CheckKeyOrder(CutOnNode& c, const CommitWindow& w, const 
     if (e.before_commit != UINT32_MAX && e.min_after != UINT64_MAX && e.max_before >= e.min_after) broken.push_back(e);
   });
   std::sort(broken.begin(), broken.end(), [](const KeyTable::Entry& x, const KeyTable::Entry& y) {
-    return std::tie(x.before_commit, x.cache, x.partition, x.hash) < std::tie(y.before_commit, y.cache, y.partition, y.hash);
+    return std::tie(x.before_commit, x.cache, x.partition, x.hash) <
+           std::tie(y.before_commit, y.cache, y.partition, y.hash);
   });
   for (const KeyTable::Entry& e : broken) {
     const Commit& k = w[b.first + e.before_commit];

@@ -25,7 +25,7 @@ using binary::kOptimized;
 using binary::kString;
 constexpr uint8_t kExternalizable = 101;  // OptimizedMarshaller's code for an Externalizable object
 constexpr size_t kObjectHeader = binary::kHeader;
-constexpr size_t kOptimizedHeader = 7;      // 0x65 · i32 class id · i16
+constexpr size_t kOptimizedHeader = 7;     // 0x65 · i32 class id · i16
 constexpr size_t kMaxFileSize = 16 << 20;  // a type's metadata takes a few KiB
 
 // Reads the typed values of a binary object's field area, in order.
@@ -104,7 +104,7 @@ Status BinaryTypes::Parse(std::string_view b, int32_t* type_id, BinaryType* out)
   if (has_raw && length < kObjectHeader + 4) return Bad("object length past the end");
   // Offset 20 holds where the schema begins, or without one where raw data begins; with
   // both, the raw data's offset is the object's last four bytes.
-  const uint32_t fields_end = has_raw && has_schema ? DecodeFixed32(b.data() + length - 4)
+  const uint32_t fields_end = has_raw && has_schema   ? DecodeFixed32(b.data() + length - 4)
                               : has_raw || has_schema ? DecodeFixed32(b.data() + 20)
                                                       : length;
   if (fields_end > length || fields_end < kObjectHeader) return Bad("field area past the object");
@@ -134,7 +134,8 @@ Status BinaryTypes::Parse(std::string_view b, int32_t* type_id, BinaryType* out)
       return Bad("a schema's field count disagrees with its length");
     }
     std::vector<int32_t> ids(static_cast<size_t>(count));
-    for (int32_t k = 0; k < count; ++k) ids[static_cast<size_t>(k)] = static_cast<int32_t>(DecodeFixed32(s.data() + 8 + 4 * k));
+    for (int32_t k = 0; k < count; ++k)
+      ids[static_cast<size_t>(k)] = static_cast<int32_t>(DecodeFixed32(s.data() + 8 + 4 * k));
     t.schemas[id] = std::move(ids);
   }
   *out = std::move(t);

@@ -25,8 +25,8 @@ namespace wal {
 
 struct BinaryType {
   std::string name;
-  std::unordered_map<int32_t, std::string> field_names;         // by field id
-  std::unordered_map<int32_t, std::vector<int32_t>> schemas;    // field ids, by schema id
+  std::unordered_map<int32_t, std::string> field_names;       // by field id
+  std::unordered_map<int32_t, std::vector<int32_t>> schemas;  // field ids, by schema id
 };
 
 class BinaryTypes {

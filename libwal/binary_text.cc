@@ -38,9 +38,18 @@ void Put(std::string* out, fmt::format_string<Args...> f, Args&&... args) {
 
 size_t Width(uint8_t code) {
   switch (code) {
-    case kByte: case kBoolean: case kByteArr: case kBooleanArr: return 1;
-    case kShort: case kChar: case kShortArr: case kCharArr: return 2;
-    case kInt: case kFloat: case kIntArr: case kFloatArr: return 4;
+    case kByte:
+    case kBoolean:
+    case kByteArr:
+    case kBooleanArr: return 1;
+    case kShort:
+    case kChar:
+    case kShortArr:
+    case kCharArr: return 2;
+    case kInt:
+    case kFloat:
+    case kIntArr:
+    case kFloatArr: return 4;
     default: return 8;  // long, double and their arrays
   }
 }
@@ -48,19 +57,26 @@ size_t Width(uint8_t code) {
 // One primitive of `code`'s kind (byte to boolean, or their array's) at p.
 void AppendPrimitive(std::string* out, uint8_t code, const char* p) {
   switch (code) {
-    case kByte: case kByteArr: Put(out, "{}", static_cast<int8_t>(p[0])); break;
-    case kBoolean: case kBooleanArr: *out += p[0] != 0 ? "true" : "false"; break;
-    case kShort: case kShortArr: Put(out, "{}", static_cast<int16_t>(DecodeFixed16(p))); break;
-    case kChar: case kCharArr: AppendQuotedChar(out, DecodeFixed16(p)); break;
-    case kInt: case kIntArr: Put(out, "{}", static_cast<int32_t>(DecodeFixed32(p))); break;
-    case kFloat: case kFloatArr: {
+    case kByte:
+    case kByteArr: Put(out, "{}", static_cast<int8_t>(p[0])); break;
+    case kBoolean:
+    case kBooleanArr: *out += p[0] != 0 ? "true" : "false"; break;
+    case kShort:
+    case kShortArr: Put(out, "{}", static_cast<int16_t>(DecodeFixed16(p))); break;
+    case kChar:
+    case kCharArr: AppendQuotedChar(out, DecodeFixed16(p)); break;
+    case kInt:
+    case kIntArr: Put(out, "{}", static_cast<int32_t>(DecodeFixed32(p))); break;
+    case kFloat:
+    case kFloatArr: {
       float f;
       const uint32_t bits = DecodeFixed32(p);
       std::memcpy(&f, &bits, sizeof f);
       Put(out, "{}", f);
       break;
     }
-    case kLong: case kLongArr: Put(out, "{}", static_cast<int64_t>(DecodeFixed64(p))); break;
+    case kLong:
+    case kLongArr: Put(out, "{}", static_cast<int64_t>(DecodeFixed64(p))); break;
     default: {
       double d;
       const uint64_t bits = DecodeFixed64(p);
@@ -86,7 +102,7 @@ const char* ArrayName(uint8_t code) {
 // Ignite's collection and map kinds (GridBinaryMarshaller's USER_SET ... SINGLETON_LIST,
 // HASH_MAP, LINKED_HASH_MAP); a user's own class is "set", "collection" or "map".
 void AppendKind(std::string* out, bool map, int8_t kind) {
-  static constexpr const char* kCollections[] = {"set", "collection", "ArrayList", "LinkedList",
+  static constexpr const char* kCollections[] = {"set",     "collection",    "ArrayList",    "LinkedList",
                                                  "HashSet", "LinkedHashSet", "SingletonList"};
   static constexpr const char* kMaps[] = {"map", "HashMap", "LinkedHashMap"};
   if (!map && kind >= -1 && kind <= 5) {
@@ -167,7 +183,14 @@ bool BinaryText::Body(Cursor* c, size_t start, bool top, std::string* out) {
   const auto code = static_cast<uint8_t>(c->buf[start]);
   switch (code) {
     case kNull: *out += "null"; return true;
-    case kByte: case kShort: case kInt: case kLong: case kFloat: case kDouble: case kBoolean: case kChar: {
+    case kByte:
+    case kShort:
+    case kInt:
+    case kLong:
+    case kFloat:
+    case kDouble:
+    case kBoolean:
+    case kChar: {
       const size_t n = Width(code);
       if (c->left() < n) return false;
       if (code == kChar && top) {
@@ -200,7 +223,9 @@ bool BinaryText::Body(Cursor* c, size_t start, bool top, std::string* out) {
       *out += Uuid{DecodeFixed64(c->p()), DecodeFixed64(c->p() + 8)}.ToString();
       c->at += 16;
       return true;
-    case kDate: case kTime: case kTimestamp: {
+    case kDate:
+    case kTime:
+    case kTimestamp: {
       int64_t ms;
       int32_t ns = 0;
       if (!c->I64(&ms)) return false;
@@ -231,15 +256,21 @@ bool BinaryText::Body(Cursor* c, size_t start, bool top, std::string* out) {
       c->at += n;
       return true;
     }
-    case kShortArr: case kIntArr: case kLongArr: case kFloatArr: case kDoubleArr: case kCharArr: case kBooleanArr:
-      return PrimitiveArray(c, code, out);
+    case kShortArr:
+    case kIntArr:
+    case kLongArr:
+    case kFloatArr:
+    case kDoubleArr:
+    case kCharArr:
+    case kBooleanArr: return PrimitiveArray(c, code, out);
     case kStringArr: return TypedArray(c, kString, "String", out);
     case kUuidArr: return TypedArray(c, kUuid, "UUID", out);
     case kDateArr: return TypedArray(c, kDate, "Date", out);
     case kTimestampArr: return TypedArray(c, kTimestamp, "Timestamp", out);
     case kTimeArr: return TypedArray(c, kTime, "Time", out);
     case kDecimalArr: return TypedArray(c, kDecimal, "BigDecimal", out);
-    case kObjectArr: case kEnumArr: {
+    case kObjectArr:
+    case kEnumArr: {
       OpenScope open(&open_, c->buf.data() + start);
       size_t n;
       *out += "array(";
@@ -249,7 +280,8 @@ bool BinaryText::Body(Cursor* c, size_t start, bool top, std::string* out) {
       out->push_back(']');
       return true;
     }
-    case kCollection: case kMap: {
+    case kCollection:
+    case kMap: {
       OpenScope open(&open_, c->buf.data() + start);
       const bool map = code == kMap;
       size_t n;
@@ -268,7 +300,8 @@ bool BinaryText::Body(Cursor* c, size_t start, bool top, std::string* out) {
       out->push_back(map ? '}' : ']');
       return true;
     }
-    case kEnum: case kBinaryEnum: {
+    case kEnum:
+    case kBinaryEnum: {
       int32_t ordinal;
       *out += "enum(";
       if (!TypeRef(c, out) || !c->I32(&ordinal)) return false;
@@ -306,8 +339,7 @@ bool BinaryText::Body(Cursor* c, size_t start, bool top, std::string* out) {
       c->at += n;
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 

@@ -33,15 +33,50 @@ class BinaryTypes;
 
 namespace binary {
 enum Code : uint8_t {
-  kByte = 1, kShort = 2, kInt = 3, kLong = 4, kFloat = 5, kDouble = 6, kChar = 7, kBoolean = 8,
-  kString = 9, kUuid = 10, kDate = 11, kByteArr = 12, kShortArr = 13, kIntArr = 14, kLongArr = 15,
-  kFloatArr = 16, kDoubleArr = 17, kCharArr = 18, kBooleanArr = 19, kStringArr = 20, kUuidArr = 21,
-  kDateArr = 22, kObjectArr = 23, kCollection = 24, kMap = 25, kWrapped = 27, kEnum = 28, kEnumArr = 29,
-  kDecimal = 30, kDecimalArr = 31, kClass = 32, kTimestamp = 33, kTimestampArr = 34, kTime = 36,
-  kTimeArr = 37, kBinaryEnum = 38, kNull = 101, kHandle = 102, kObject = 103, kOptimized = 0xfe,
+  kByte = 1,
+  kShort = 2,
+  kInt = 3,
+  kLong = 4,
+  kFloat = 5,
+  kDouble = 6,
+  kChar = 7,
+  kBoolean = 8,
+  kString = 9,
+  kUuid = 10,
+  kDate = 11,
+  kByteArr = 12,
+  kShortArr = 13,
+  kIntArr = 14,
+  kLongArr = 15,
+  kFloatArr = 16,
+  kDoubleArr = 17,
+  kCharArr = 18,
+  kBooleanArr = 19,
+  kStringArr = 20,
+  kUuidArr = 21,
+  kDateArr = 22,
+  kObjectArr = 23,
+  kCollection = 24,
+  kMap = 25,
+  kWrapped = 27,
+  kEnum = 28,
+  kEnumArr = 29,
+  kDecimal = 30,
+  kDecimalArr = 31,
+  kClass = 32,
+  kTimestamp = 33,
+  kTimestampArr = 34,
+  kTime = 36,
+  kTimeArr = 37,
+  kBinaryEnum = 38,
+  kNull = 101,
+  kHandle = 102,
+  kObject = 103,
+  kOptimized = 0xfe,
 };
-inline constexpr size_t kHeader = 24;  // 103 · version · u16 flags · type id · hash · length · schema id · schema offset
-inline constexpr int kMaxDepth = 32;   // values nested in one another, handles followed included
+inline constexpr size_t kHeader =
+    24;  // 103 · version · u16 flags · type id · hash · length · schema id · schema offset
+inline constexpr int kMaxDepth = 32;          // values nested in one another, handles followed included
 inline constexpr size_t kMaxClassName = 256;  // bytes of a class name read from the bytes, shown
 }  // namespace binary
 

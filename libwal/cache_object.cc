@@ -47,18 +47,15 @@ std::string Hex(std::string_view bytes) {
 std::string CacheObjectText(int8_t type, std::string_view b, const BinaryTypes* types) {
   const bool object = !b.empty() && static_cast<uint8_t>(b[0]) == binary::kObject;
   switch (type) {
-    case ignite::kObjectRegular:
-      return object ? TopObject(b, types) : TopValue(b, types);
-    case ignite::kObjectBinary:
-      return TopObject(b, types);
+    case ignite::kObjectRegular: return object ? TopObject(b, types) : TopValue(b, types);
+    case ignite::kObjectBinary: return TopObject(b, types);
     case ignite::kObjectEnum:
       if (!b.empty()) {
         const auto code = static_cast<uint8_t>(b[0]);
         if (code == binary::kBinaryEnum || code == binary::kEnum) return TopValue(b, types);
       }
       return "0x" + Hex(b);
-    default:
-      return "0x" + Hex(b);
+    default: return "0x" + Hex(b);
   }
 }
 
@@ -106,10 +103,12 @@ std::string CacheObjectClass(int8_t type, std::string_view b) {
     case kEnumArr: return "enum[]";
     case kCollection: return "Collection";
     case kMap: return "Map";
-    case kEnum: case kBinaryEnum: return "enum";
+    case kEnum:
+    case kBinaryEnum: return "enum";
     case kClass: return "Class";
     case kNull: return "null";
-    case kObject: case kWrapped: return "binary";
+    case kObject:
+    case kWrapped: return "binary";
     default: return fmt::format("code {}", static_cast<uint8_t>(b[0]));
   }
 }

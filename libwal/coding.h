@@ -49,13 +49,12 @@ inline uint16_t DecodeFixed16(const char* p) {
 
 inline uint32_t DecodeFixed32(const char* p) {
   auto* u = reinterpret_cast<const unsigned char*>(p);
-  return static_cast<uint32_t>(u[0]) | (static_cast<uint32_t>(u[1]) << 8) |
-         (static_cast<uint32_t>(u[2]) << 16) | (static_cast<uint32_t>(u[3]) << 24);
+  return static_cast<uint32_t>(u[0]) | (static_cast<uint32_t>(u[1]) << 8) | (static_cast<uint32_t>(u[2]) << 16) |
+         (static_cast<uint32_t>(u[3]) << 24);
 }
 
 inline uint64_t DecodeFixed64(const char* p) {
-  return static_cast<uint64_t>(DecodeFixed32(p)) |
-         (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
+  return static_cast<uint64_t>(DecodeFixed32(p)) | (static_cast<uint64_t>(DecodeFixed32(p + 4)) << 32);
 }
 
 // Bounds-checked reader over a byte range. Every Get* returns false, and leaves the

@@ -45,8 +45,7 @@ FrameStatus ParseFrame(const char* data, size_t avail, Pointer at, bool verify, 
     return FrameStatus::kOk;
   }
   out->actual_checksum = FrameChecksum(data, kFrameHeaderSize + length, at);
-  return out->actual_checksum == out->stored_checksum ? FrameStatus::kOk
-                                                      : FrameStatus::kBadChecksum;
+  return out->actual_checksum == out->stored_checksum ? FrameStatus::kOk : FrameStatus::kBadChecksum;
 }
 
 }  // namespace wal

@@ -33,10 +33,10 @@ size_t AppendRawFrame(uint8_t type, std::string_view payload, Pointer at, std::s
 
 enum class FrameStatus {
   kOk,
-  kShortHeader,     // fewer than kFrameHeaderSize bytes remain
-  kShortFrame,      // the header is sound but the frame runs past the end of the bytes
-  kBadLength,       // length and its complement disagree, or length exceeds kMaxPayloadSize
-  kBadChecksum,     // the stored checksum does not match the bytes
+  kShortHeader,  // fewer than kFrameHeaderSize bytes remain
+  kShortFrame,   // the header is sound but the frame runs past the end of the bytes
+  kBadLength,    // length and its complement disagree, or length exceeds kMaxPayloadSize
+  kBadChecksum,  // the stored checksum does not match the bytes
   // Ignite's framing only (ignite_frame.h): no frame here, the data ended.
   kEndMark,         // the type byte is 0
   kForeignPointer,  // the frame's pointer names another segment (or, uncompacted, offset)
@@ -44,7 +44,7 @@ enum class FrameStatus {
 
 struct FrameView {
   uint8_t type = 0;
-  uint32_t size = 0;          // whole frame, header to checksum
+  uint32_t size = 0;  // whole frame, header to checksum
   std::string_view payload;
   uint64_t stored_checksum = 0;
   uint64_t actual_checksum = 0;  // computed; equals stored when verified and sound

@@ -29,8 +29,8 @@ bool ParseUnsigned(std::string_view s, T* out) {
 }  // namespace
 
 std::string Uuid::ToString() const {
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
-                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFULL);
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF, hi & 0xFFFF, lo >> 48,
+                     lo & 0xFFFFFFFFFFFFULL);
 }
 
 std::optional<Uuid> Uuid::Parse(std::string_view text) {
@@ -73,8 +73,7 @@ std::optional<TxId> TxId::Parse(std::string_view text) {
     order = order.substr(0, at);
   }
   if (!ParseUnsigned(text.substr(0, a), &id.topology_version) ||
-      !ParseUnsigned(text.substr(a + 1, b - a - 1), &id.node_order) ||
-      !ParseUnsigned(order, &id.order)) {
+      !ParseUnsigned(text.substr(a + 1, b - a - 1), &id.node_order) || !ParseUnsigned(order, &id.order)) {
     return std::nullopt;
   }
   if (dc != 0) {
@@ -90,8 +89,7 @@ std::optional<Pointer> Pointer::Parse(std::string_view text) {
   size_t colon = text.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   Pointer p;
-  if (!ParseUnsigned(text.substr(0, colon), &p.segment) ||
-      !ParseUnsigned(text.substr(colon + 1), &p.offset)) {
+  if (!ParseUnsigned(text.substr(0, colon), &p.segment) || !ParseUnsigned(text.substr(colon + 1), &p.offset)) {
     return std::nullopt;
   }
   return p;

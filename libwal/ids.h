@@ -57,16 +57,13 @@ struct Pointer {
 struct TxIdHash {
   size_t operator()(const TxId& id) const {
     uint64_t h = id.order * 0x9E3779B97F4A7C15ULL;
-    h ^= (static_cast<uint64_t>(id.node_order) << 32 | id.topology_version) + 0x7F4A7C15ULL +
-         (h << 6) + (h >> 2);
+    h ^= (static_cast<uint64_t>(id.node_order) << 32 | id.topology_version) + 0x7F4A7C15ULL + (h << 6) + (h >> 2);
     return static_cast<size_t>(h);
   }
 };
 
 struct UuidHash {
-  size_t operator()(const Uuid& id) const {
-    return static_cast<size_t>(id.hi * 0x9E3779B97F4A7C15ULL ^ id.lo);
-  }
+  size_t operator()(const Uuid& id) const { return static_cast<size_t>(id.hi * 0x9E3779B97F4A7C15ULL ^ id.lo); }
 };
 
 }  // namespace wal

@@ -33,11 +33,11 @@ inline constexpr uint8_t kSwitchByte = 41;
 inline constexpr uint16_t kAllOtherNodes = 32767;
 
 // Cache object types (the byte before an object's bytes).
-inline constexpr int8_t kObjectRegular = 1;      // binary-marshalled: first byte is the type code
+inline constexpr int8_t kObjectRegular = 1;  // binary-marshalled: first byte is the type code
 inline constexpr int8_t kObjectByteArray = 2;
-inline constexpr int8_t kObjectBinary = 100;     // a binary object (header byte 103)
+inline constexpr int8_t kObjectBinary = 100;  // a binary object (header byte 103)
 inline constexpr int8_t kObjectEnum = 101;
-inline constexpr int8_t kObjectTransformed = -3; // rewritten by a plugin (2.15+): opaque
+inline constexpr int8_t kObjectTransformed = -3;  // rewritten by a plugin (2.15+): opaque
 
 // The largest snapshot metadata file (.smf) read: a few hundred bytes to a few KiB in
 // practice, its partitions' lists included.

@@ -22,8 +22,7 @@ uint64_t IgniteFrameExtent(const char* p, size_t avail) {
   return static_cast<uint64_t>(len);
 }
 
-FrameStatus ParseIgniteFrame(const char* p, size_t avail, Pointer at, bool compacted, bool verify,
-                             FrameView* out) {
+FrameStatus ParseIgniteFrame(const char* p, size_t avail, Pointer at, bool compacted, bool verify, FrameView* out) {
   if (avail == 0) return FrameStatus::kShortHeader;
   const auto type_byte = static_cast<uint8_t>(p[0]);
   if (type_byte == ignite::kStopByte) return FrameStatus::kEndMark;
@@ -57,8 +56,8 @@ FrameStatus ParseIgniteFrame(const char* p, size_t avail, Pointer at, bool compa
 
 Status ParseIgniteHeader(std::string_view b, HeaderRecord* out) {
   if (b.size() < ignite::kHeaderSize) {
-    return Status::Corruption(fmt::format("Ignite segment header cut short: {} of its {} bytes", b.size(),
-                                          ignite::kHeaderSize));
+    return Status::Corruption(
+        fmt::format("Ignite segment header cut short: {} of its {} bytes", b.size(), ignite::kHeaderSize));
   }
   if (static_cast<uint8_t>(b[0]) != ignite::kHeaderTypeByte || DecodeFixed32(b.data() + 9) != 0) {
     return Status::Corruption("Ignite segment header: bad type byte or offset");
@@ -69,10 +68,10 @@ Status ParseIgniteHeader(std::string_view b, HeaderRecord* out) {
   out->node_id = Uuid{};
   out->node_order = 0;
   if (out->version != ignite::kSerializerVersion) {
-    return Status::NotSupported(fmt::format(
-        "Ignite WAL serializer version {} is not supported: walcut reads version {} (RecordV2Serializer, "
-        "Ignite 2.x's default); version 1 frames carry no length, so unknown records cannot be skipped",
-        out->version, ignite::kSerializerVersion));
+    return Status::NotSupported(
+        fmt::format("Ignite WAL serializer version {} is not supported: walcut reads version {} (RecordV2Serializer, "
+                    "Ignite 2.x's default); version 1 frames carry no length, so unknown records cannot be skipped",
+                    out->version, ignite::kSerializerVersion));
   }
   if (out->segment > static_cast<uint64_t>(INT64_MAX)) {
     return Status::Corruption("Ignite segment header: negative segment index");

@@ -25,8 +25,7 @@ uint64_t IgniteFrameExtent(const char* p, size_t avail);
 // a frame whose stored segment index differs from at.segment, or (unless `compacted`)
 // whose stored offset differs from at.offset, is kForeignPointer. out->ptr is the
 // stored pointer; checksums are the CRC words (stored inverted, as Ignite does).
-FrameStatus ParseIgniteFrame(const char* p, size_t avail, Pointer at, bool compacted, bool verify,
-                             FrameView* out);
+FrameStatus ParseIgniteFrame(const char* p, size_t avail, Pointer at, bool compacted, bool verify, FrameView* out);
 
 // The 29-byte segment header. kCorruption when it is not one; kNotSupported for a
 // serializer version other than 2 (the message says which).

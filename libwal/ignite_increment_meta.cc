@@ -22,7 +22,6 @@ using java::JavaStream;
 using java::Object;
 using java::Value;
 
-
 }  // namespace
 
 std::string IgniteFolderOf(std::string_view consistent_id) {
@@ -114,8 +113,8 @@ void ReadBaseline(const fs::path& snapshot, const std::string& folder, IgniteNod
     return;
   }
   if (meta->folder != folder) {
-    out->unreadable.push_back(fmt::format("{}: the metadata of node folder {}, not {}", smf.string(), meta->folder,
-                                          folder));
+    out->unreadable.push_back(
+        fmt::format("{}: the metadata of node folder {}, not {}", smf.string(), meta->folder, folder));
     return;
   }
   out->consistent_id = meta->consistent_id;
@@ -141,7 +140,8 @@ void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeI
     }
     const fs::path snapshot = fs::absolute(smf).lexically_normal().parent_path().parent_path().parent_path();
     const uint64_t index = std::stoull(smf.parent_path().filename().string());
-    if (meta->snapshot != IgniteSnapshotNameOf(snapshot.string(), folder) || meta->index != index || meta->folder != folder) {
+    if (meta->snapshot != IgniteSnapshotNameOf(snapshot.string(), folder) || meta->index != index ||
+        meta->folder != folder) {
       out->unreadable.push_back(fmt::format("{}: names increment {} of snapshot '{}' on {}, not what its path says",
                                             path, meta->index, Printable(meta->snapshot), Printable(meta->folder)));
       continue;

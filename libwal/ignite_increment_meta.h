@@ -18,12 +18,12 @@
 namespace wal {
 
 struct IgniteIncrementMeta {
-  Uuid request_id;            // rqId: the id of the cut (its Start and Finish records)
-  std::string snapshot;       // snpName: the full snapshot the increment follows
-  uint32_t index = 0;         // incIdx: 1, 2, ... after that snapshot
-  std::string consistent_id;  // consId
-  std::string folder;         // folderName: the node's folder under db/wal
-  uint64_t time_ms = 0;       // snapshotTime, when present
+  Uuid request_id;                // rqId: the id of the cut (its Start and Finish records)
+  std::string snapshot;           // snpName: the full snapshot the increment follows
+  uint32_t index = 0;             // incIdx: 1, 2, ... after that snapshot
+  std::string consistent_id;      // consId
+  std::string folder;             // folderName: the node's folder under db/wal
+  uint64_t time_ms = 0;           // snapshotTime, when present
   std::optional<Pointer> finish;  // incSnpRec: the increment's Finish record in the node's WAL
 };
 
@@ -36,11 +36,10 @@ std::string IgniteFolderOf(std::string_view consistent_id);
 // are no Java stream of an IncrementalSnapshotMetadata, or lack one of its fields.
 Result<IgniteIncrementMeta> ParseIgniteIncrementMeta(std::string_view bytes);
 
-
 // A node's kept increments: every snapshots/*/increments/<16 digits>/<folder>.smf under
-// its work directory, and the baseline of snapshots/*/<folder>.smf. `unreadable` names each such file that cannot be read, is no
-// metadata, or disagrees with where it lies (another snapshot, index or folder than its
-// path), with why: "<path>: <why>".
+// its work directory, and the baseline of snapshots/*/<folder>.smf. `unreadable` names each such file that cannot be
+// read, is no metadata, or disagrees with where it lies (another snapshot, index or folder than its path), with why:
+// "<path>: <why>".
 struct IgniteNodeIncrements {
   struct Kept {
     IgniteIncrementMeta meta;

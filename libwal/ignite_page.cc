@@ -40,7 +40,8 @@ bool Fail(std::string* why, std::string what) {
 }  // namespace
 
 bool ParseFileHeader(std::string_view b, FileHeader* out, std::string* why) {
-  if (b.size() < kHeaderFieldsSize) return Fail(why, fmt::format("{} bytes: shorter than a page file's header", b.size()));
+  if (b.size() < kHeaderFieldsSize)
+    return Fail(why, fmt::format("{} bytes: shorter than a page file's header", b.size()));
   const uint64_t sig = DecodeFixed64(b.data());
   if (sig != kSignature) return Fail(why, fmt::format("signature 0x{:016x} is not a page file's", sig));
   out->version = DecodeFixed32(b.data() + 8);
@@ -54,8 +55,8 @@ bool ParseFileHeader(std::string_view b, FileHeader* out, std::string* why) {
   }
   const uint32_t ps = out->page_size;
   if (ps < kMinPageSize || ps > kMaxPageSize || (ps & (ps - 1)) != 0) {
-    return Fail(why, fmt::format("page size {} (Ignite's is a power of two from {} to {})", ps, kMinPageSize,
-                                 kMaxPageSize));
+    return Fail(why,
+                fmt::format("page size {} (Ignite's is a power of two from {} to {})", ps, kMinPageSize, kMaxPageSize));
   }
   out->size = out->version == 1 ? kHeaderFieldsSize : ps;
   return true;
@@ -127,8 +128,8 @@ bool ItemPayload(std::string_view page, const DataPage& d, uint8_t item_id, Payl
     const uint16_t v = DecodeFixed16(page.data() + kItemsOff + 2 * k);
     if ((v >> 8) == item_id) return DirectPayload(page, d, static_cast<uint8_t>(v & 0xFF), out, why);
   }
-  return Fail(why, fmt::format("no item {} (the page has {} direct and {} indirect items)", item_id, d.direct,
-                               d.indirect));
+  return Fail(why,
+              fmt::format("no item {} (the page has {} direct and {} indirect items)", item_id, d.direct, d.indirect));
 }
 
 namespace {
@@ -137,7 +138,8 @@ bool GetObject(Decoder* d, int8_t* type, std::string_view* bytes, const char* wh
   uint32_t len = 0;
   uint8_t t = 0;
   if (!d->GetFixed32(&len) || !d->GetFixed8(&t)) return Fail(why, fmt::format("the {} runs past the row", what));
-  if (static_cast<int32_t>(len) < 0) return Fail(why, fmt::format("the {} has length {}", what, static_cast<int32_t>(len)));
+  if (static_cast<int32_t>(len) < 0)
+    return Fail(why, fmt::format("the {} has length {}", what, static_cast<int32_t>(len)));
   if (!d->GetRaw(len, bytes)) return Fail(why, fmt::format("the {} ({} bytes) runs past the row", what, len));
   *type = static_cast<int8_t>(t);
   return true;
@@ -179,8 +181,10 @@ bool ParseRow(std::string_view bytes, bool fragmented, Row* out, std::string* wh
 
 bool ParsePartitionMeta(std::string_view page, PartitionMeta* out, std::string* why) {
   const PageHeader h = ParsePageHeader(page);
-  if (h.type != kPartitionMeta) return Fail(why, fmt::format("page 0 is {}, not the partition meta page", PageTypeName(h.type)));
-  if (h.version < 1 || h.version > 3) return Fail(why, fmt::format("partition meta page version {} (1 to 3)", h.version));
+  if (h.type != kPartitionMeta)
+    return Fail(why, fmt::format("page 0 is {}, not the partition meta page", PageTypeName(h.type)));
+  if (h.version < 1 || h.version > 3)
+    return Fail(why, fmt::format("partition meta page version {} (1 to 3)", h.version));
   if (page.size() < kMetaEnd[h.version]) return Fail(why, "the partition meta page is cut short");
   out->version = h.version;
   out->tree_root = DecodeFixed64(page.data() + kMetaTreeRootOff);

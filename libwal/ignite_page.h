@@ -76,8 +76,8 @@ inline constexpr uint8_t kFlagData = 1;
 
 // A data page's header (AbstractDataPageIO).
 struct DataPage {
-  uint8_t direct = 0;       // items 0..direct-1 each point at one entry
-  uint8_t indirect = 0;     // items after them map an item id to a direct item
+  uint8_t direct = 0;    // items 0..direct-1 each point at one entry
+  uint8_t indirect = 0;  // items after them map an item id to a direct item
   uint16_t first_entry = 0;
   int16_t free_space = 0;
 };
@@ -101,7 +101,7 @@ struct RowVersion {
   uint32_t topology_version = 0;
   uint32_t node_order = 0;  // nodeOrderDrId: the data-center id in the top 5 bits
   uint64_t order = 0;
-  bool conflict = false;    // a conflict version followed (protocol 2); not kept
+  bool conflict = false;  // a conflict version followed (protocol 2); not kept
   TxId AsTxId() const { return {topology_version, node_order, order}; }
 };
 
@@ -128,9 +128,9 @@ struct PartitionMeta {
   int64_t size = 0;             // rows, over every cache of the group
   uint64_t update_counter = 0;  // the partition's LWM when the page was written
   uint64_t global_remove_id = 0;
-  int8_t state = 0;             // 0 MOVING, 1 OWNING, 2 RENTING, 3 EVICTED, 4 LOST
-  uint64_t counters_page = 0;   // a shared group's per-cache sizes (0: none)
-  uint64_t gaps_link = 0;       // version 2 on (0: no counter gaps)
+  int8_t state = 0;            // 0 MOVING, 1 OWNING, 2 RENTING, 3 EVICTED, 4 LOST
+  uint64_t counters_page = 0;  // a shared group's per-cache sizes (0: none)
+  uint64_t gaps_link = 0;      // version 2 on (0: no counter gaps)
 };
 bool ParsePartitionMeta(std::string_view page, PartitionMeta* out, std::string* why);
 const char* PartitionStateName(int8_t state);

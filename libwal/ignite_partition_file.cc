@@ -40,8 +40,8 @@ const char* CompressionName(uint8_t c) {
 // to it (its row was moved there when another was removed).
 uint8_t ExternalId(std::string_view page, const ip::DataPage& d, uint8_t k) {
   for (size_t i = d.direct; i < size_t{d.direct} + d.indirect; ++i) {
-    const uint16_t v = static_cast<uint16_t>(static_cast<uint8_t>(page[54 + 2 * i]) |
-                                             static_cast<uint8_t>(page[55 + 2 * i]) << 8);
+    const uint16_t v =
+        static_cast<uint16_t>(static_cast<uint8_t>(page[54 + 2 * i]) | static_cast<uint8_t>(page[55 + 2 * i]) << 8);
     if ((v & 0xFF) == k) return static_cast<uint8_t>(v >> 8);
   }
   return k;
@@ -95,8 +95,8 @@ Result<IgnitePartitionFile> IgnitePartitionFile::Init(MappedFile file) {
   }
   const bool index = f.partition_ == ip::kIndexPartition;
   if ((f.header_.type == ip::kStoreIndex) != index) {
-    return Status::Corruption(fmt::format("\"{}\": its header says a{} file", path,
-                                          f.header_.type == ip::kStoreIndex ? "n index" : " data"));
+    return Status::Corruption(
+        fmt::format("\"{}\": its header says a{} file", path, f.header_.type == ip::kStoreIndex ? "n index" : " data"));
   }
   const size_t size = f.file_.bytes().size();
   f.pages_ = size > f.header_.size ? (size - f.header_.size) / f.header_.page_size : 0;
@@ -116,9 +116,10 @@ Status IgnitePartitionFile::CheckPages(std::vector<uint8_t>* state, Outcome* out
     const std::string_view page = Page(i);
     const ip::PageHeader h = ip::ParsePageHeader(page);
     if (h.compression != 0) {
-      return Status::NotSupported(fmt::format(
-          "\"{}\": page {} is compressed ({}): walcut does not read compressed pages (a cache with "
-          "diskPageCompression)", path(), i, CompressionName(h.compression)));
+      return Status::NotSupported(
+          fmt::format("\"{}\": page {} is compressed ({}): walcut does not read compressed pages (a cache with "
+                      "diskPageCompression)",
+                      path(), i, CompressionName(h.compression)));
     }
     if (h.type == 0 && AllZero(page)) {
       Damage(out, i, 0, "all zeros: a page never written");
@@ -130,8 +131,9 @@ Status IgnitePartitionFile::CheckPages(std::vector<uint8_t>* state, Outcome* out
       continue;
     }
     if (ip::PageIndexOf(h.page_id) != i || ip::PartitionOf(h.page_id) != partition_) {
-      Damage(out, i, 8, fmt::format("its header names page {} of partition {} (page id 0x{:016x})",
-                                    ip::PageIndexOf(h.page_id), ip::PartitionOf(h.page_id), h.page_id));
+      Damage(out, i, 8,
+             fmt::format("its header names page {} of partition {} (page id 0x{:016x})", ip::PageIndexOf(h.page_id),
+                         ip::PartitionOf(h.page_id), h.page_id));
       continue;
     }
     (*state)[i] = kSound;
@@ -206,8 +208,9 @@ void IgnitePartitionFile::ReadLeaves(const ip::PartitionMeta& meta, bool shared,
       return;
     }
     if (shared != (ip::ParsePageHeader(page).type == ip::kCacheIdDataRefLeaf)) {
-      Damage(out, from, 0, shared ? "a leaf of a shared cache group's data tree without cache ids"
-                                  : "a leaf with cache ids in a cache's own data tree");
+      Damage(out, from, 0,
+             shared ? "a leaf of a shared cache group's data tree without cache ids"
+                    : "a leaf with cache ids in a cache's own data tree");
       return;
     }
     for (const auto& it : items) leaves->emplace_back(it.link, it.cache_id);
@@ -257,8 +260,8 @@ Status IgnitePartitionFile::ReadRows(const Reading& how, const std::function<voi
         Damage(out, i, 54 + 2 * size_t{k}, why);
         continue;
       }
-      r.link = (uint64_t{ip::kFlagData} << 48) | (uint64_t{partition_} << 32) | i |
-               uint64_t{ExternalId(page, d, k)} << 56;
+      r.link =
+          (uint64_t{ip::kFlagData} << 48) | (uint64_t{partition_} << 32) | i | uint64_t{ExternalId(page, d, k)} << 56;
       r.pages = 1;
       std::string_view bytes = p.bytes;
       bool whole = true;
@@ -267,10 +270,11 @@ Status IgnitePartitionFile::ReadRows(const Reading& how, const std::function<voi
         for (uint64_t link = p.next; link != 0 && whole;) {
           const uint64_t t = ip::PageIndexOf(link);
           if (t >= pages_ || ip::PartitionOf(link) != partition_ || !(state[t] & kData) || r.pages > pages_) {
-            Damage(out, i, p.offset, fmt::format("the row of item {} continues at link 0x{:016x}, {}", k, link,
-                                                 t >= pages_ || ip::PartitionOf(link) != partition_
-                                                     ? "no page of this file"
-                                                     : (r.pages > pages_ ? "in a loop" : "no sound data page")));
+            Damage(out, i, p.offset,
+                   fmt::format("the row of item {} continues at link 0x{:016x}, {}", k, link,
+                               t >= pages_ || ip::PartitionOf(link) != partition_
+                                   ? "no page of this file"
+                                   : (r.pages > pages_ ? "in a loop" : "no sound data page")));
             whole = false;
             break;
           }
@@ -285,9 +289,10 @@ Status IgnitePartitionFile::ReadRows(const Reading& how, const std::function<voi
           ip::Payload fp;
           (void)ip::ParseDataPage(tp, &td, &why);
           if (td.direct != 1 || !ip::ItemPayload(tp, td, ip::ItemOf(link), &fp, &why) || !fp.fragmented) {
-            Damage(out, t, 48, fmt::format("a fragment of the row at page {} item {}: {}", i, k,
-                                           td.direct != 1 ? fmt::format("{} entries on the page", td.direct)
-                                                          : (fp.fragmented ? why : "not marked a fragment")));
+            Damage(out, t, 48,
+                   fmt::format("a fragment of the row at page {} item {}: {}", i, k,
+                               td.direct != 1 ? fmt::format("{} entries on the page", td.direct)
+                                              : (fp.fragmented ? why : "not marked a fragment")));
             whole = false;
             break;
           }
@@ -308,8 +313,9 @@ Status IgnitePartitionFile::ReadRows(const Reading& how, const std::function<voi
         leaf_found[static_cast<size_t>(leaf - leaves.begin())] = true;
         r.cache_id = leaf->second;
       } else if (out->meta_read) {
-        Damage(out, i, p.offset, fmt::format("the row of item {} (link 0x{:016x}) is in no leaf of the data tree{}", k,
-                                             r.link, how.shared_group ? ": its cache is unknown" : ""));
+        Damage(out, i, p.offset,
+               fmt::format("the row of item {} (link 0x{:016x}) is in no leaf of the data tree{}", k, r.link,
+                           how.shared_group ? ": its cache is unknown" : ""));
         if (how.shared_group) continue;
       }
       ++out->rows;

@@ -36,9 +36,9 @@ struct PageDamage {
 
 struct PartitionRow {
   ignite_page::Row row;
-  uint64_t link = 0;      // Ignite's link of the row: its head's page id and item id
-  int32_t cache_id = 0;   // of a shared group's row; 0 otherwise
-  uint32_t pages = 1;     // the pages its fragments take
+  uint64_t link = 0;     // Ignite's link of the row: its head's page id and item id
+  int32_t cache_id = 0;  // of a shared group's row; 0 otherwise
+  uint32_t pages = 1;    // the pages its fragments take
 };
 
 class IgnitePartitionFile {

@@ -17,32 +17,87 @@ namespace {
 
 // WALRecord.RecordType of Ignite 2.15 to 2.17, by id (the type byte on disk is id + 1).
 constexpr std::array<const char*, 82> kIgniteNames = {
-    "TX_RECORD", "PAGE_RECORD", "DATA_RECORD", "CHECKPOINT_RECORD", "HEADER_RECORD",
-    "INIT_NEW_PAGE_RECORD", "DATA_PAGE_INSERT_RECORD", "DATA_PAGE_INSERT_FRAGMENT_RECORD",
-    "DATA_PAGE_REMOVE_RECORD", "DATA_PAGE_SET_FREE_LIST_PAGE", "BTREE_META_PAGE_INIT_ROOT",
-    "BTREE_META_PAGE_ADD_ROOT", "BTREE_META_PAGE_CUT_ROOT", "BTREE_INIT_NEW_ROOT",
-    "BTREE_PAGE_RECYCLE", "BTREE_PAGE_INSERT", "BTREE_FIX_LEFTMOST_CHILD", "BTREE_FIX_COUNT",
-    "BTREE_PAGE_REPLACE", "BTREE_PAGE_REMOVE", "BTREE_PAGE_INNER_REPLACE", "BTREE_FIX_REMOVE_ID",
-    "BTREE_FORWARD_PAGE_SPLIT", "BTREE_EXISTING_PAGE_SPLIT", "BTREE_PAGE_MERGE",
-    "PAGES_LIST_SET_NEXT", "PAGES_LIST_SET_PREVIOUS", "PAGES_LIST_INIT_NEW_PAGE",
-    "PAGES_LIST_ADD_PAGE", "PAGES_LIST_REMOVE_PAGE", "META_PAGE_INIT",
-    "PARTITION_META_PAGE_UPDATE_COUNTERS", "MEMORY_RECOVERY", "TRACKING_PAGE_DELTA",
-    "META_PAGE_UPDATE_LAST_SUCCESSFUL_SNAPSHOT_ID", "META_PAGE_UPDATE_LAST_SUCCESSFUL_FULL_SNAPSHOT_ID",
-    "META_PAGE_UPDATE_NEXT_SNAPSHOT_ID", "META_PAGE_UPDATE_LAST_ALLOCATED_INDEX",
-    "PART_META_UPDATE_STATE", "PAGE_LIST_META_RESET_COUNT_RECORD", "SWITCH_SEGMENT_RECORD",
-    "DATA_PAGE_UPDATE_RECORD", "BTREE_META_PAGE_INIT_ROOT2", "PARTITION_DESTROY", "SNAPSHOT",
-    "METASTORE_DATA_RECORD", "EXCHANGE", "RESERVED", "ROTATED_ID_PART_RECORD",
-    "MVCC_DATA_PAGE_MARK_UPDATED_RECORD", "MVCC_DATA_PAGE_TX_STATE_HINT_UPDATED_RECORD",
-    "MVCC_DATA_PAGE_NEW_TX_STATE_HINT_UPDATED_RECORD", "ENCRYPTED_RECORD", "ENCRYPTED_DATA_RECORD",
-    "MVCC_DATA_RECORD", "MVCC_TX_RECORD", "CONSISTENT_CUT", "ROLLBACK_TX_RECORD",
-    "PARTITION_META_PAGE_UPDATE_COUNTERS_V2", "BTREE_META_PAGE_INIT_ROOT_V3",
-    "MASTER_KEY_CHANGE_RECORD", "TRACKING_PAGE_REPAIR_DELTA", "OUT_OF_ORDER_UPDATE",
-    "ENCRYPTED_RECORD_V2", "ENCRYPTED_DATA_RECORD_V2", "MASTER_KEY_CHANGE_RECORD_V2",
-    "REENCRYPTION_START_RECORD", "PARTITION_META_PAGE_DELTA_RECORD_V3", "INDEX_META_PAGE_DELTA_RECORD",
-    "PARTITION_META_PAGE_DELTA_RECORD_V4", "DATA_RECORD_V2", "ENCRYPTED_DATA_RECORD_V3",
-    "INDEX_ROOT_PAGE_RENAME_RECORD", "PARTITION_CLEARING_START_RECORD", "ENCRYPTED_OUT_OF_ORDER_UPDATE",
-    "CLUSTER_SNAPSHOT", "INCREMENTAL_SNAPSHOT_START_RECORD", "INCREMENTAL_SNAPSHOT_FINISH_RECORD",
-    "CDC_DATA_RECORD", "CDC_MANAGER_RECORD", "CDC_MANAGER_STOP_RECORD",
+    "TX_RECORD",
+    "PAGE_RECORD",
+    "DATA_RECORD",
+    "CHECKPOINT_RECORD",
+    "HEADER_RECORD",
+    "INIT_NEW_PAGE_RECORD",
+    "DATA_PAGE_INSERT_RECORD",
+    "DATA_PAGE_INSERT_FRAGMENT_RECORD",
+    "DATA_PAGE_REMOVE_RECORD",
+    "DATA_PAGE_SET_FREE_LIST_PAGE",
+    "BTREE_META_PAGE_INIT_ROOT",
+    "BTREE_META_PAGE_ADD_ROOT",
+    "BTREE_META_PAGE_CUT_ROOT",
+    "BTREE_INIT_NEW_ROOT",
+    "BTREE_PAGE_RECYCLE",
+    "BTREE_PAGE_INSERT",
+    "BTREE_FIX_LEFTMOST_CHILD",
+    "BTREE_FIX_COUNT",
+    "BTREE_PAGE_REPLACE",
+    "BTREE_PAGE_REMOVE",
+    "BTREE_PAGE_INNER_REPLACE",
+    "BTREE_FIX_REMOVE_ID",
+    "BTREE_FORWARD_PAGE_SPLIT",
+    "BTREE_EXISTING_PAGE_SPLIT",
+    "BTREE_PAGE_MERGE",
+    "PAGES_LIST_SET_NEXT",
+    "PAGES_LIST_SET_PREVIOUS",
+    "PAGES_LIST_INIT_NEW_PAGE",
+    "PAGES_LIST_ADD_PAGE",
+    "PAGES_LIST_REMOVE_PAGE",
+    "META_PAGE_INIT",
+    "PARTITION_META_PAGE_UPDATE_COUNTERS",
+    "MEMORY_RECOVERY",
+    "TRACKING_PAGE_DELTA",
+    "META_PAGE_UPDATE_LAST_SUCCESSFUL_SNAPSHOT_ID",
+    "META_PAGE_UPDATE_LAST_SUCCESSFUL_FULL_SNAPSHOT_ID",
+    "META_PAGE_UPDATE_NEXT_SNAPSHOT_ID",
+    "META_PAGE_UPDATE_LAST_ALLOCATED_INDEX",
+    "PART_META_UPDATE_STATE",
+    "PAGE_LIST_META_RESET_COUNT_RECORD",
+    "SWITCH_SEGMENT_RECORD",
+    "DATA_PAGE_UPDATE_RECORD",
+    "BTREE_META_PAGE_INIT_ROOT2",
+    "PARTITION_DESTROY",
+    "SNAPSHOT",
+    "METASTORE_DATA_RECORD",
+    "EXCHANGE",
+    "RESERVED",
+    "ROTATED_ID_PART_RECORD",
+    "MVCC_DATA_PAGE_MARK_UPDATED_RECORD",
+    "MVCC_DATA_PAGE_TX_STATE_HINT_UPDATED_RECORD",
+    "MVCC_DATA_PAGE_NEW_TX_STATE_HINT_UPDATED_RECORD",
+    "ENCRYPTED_RECORD",
+    "ENCRYPTED_DATA_RECORD",
+    "MVCC_DATA_RECORD",
+    "MVCC_TX_RECORD",
+    "CONSISTENT_CUT",
+    "ROLLBACK_TX_RECORD",
+    "PARTITION_META_PAGE_UPDATE_COUNTERS_V2",
+    "BTREE_META_PAGE_INIT_ROOT_V3",
+    "MASTER_KEY_CHANGE_RECORD",
+    "TRACKING_PAGE_REPAIR_DELTA",
+    "OUT_OF_ORDER_UPDATE",
+    "ENCRYPTED_RECORD_V2",
+    "ENCRYPTED_DATA_RECORD_V2",
+    "MASTER_KEY_CHANGE_RECORD_V2",
+    "REENCRYPTION_START_RECORD",
+    "PARTITION_META_PAGE_DELTA_RECORD_V3",
+    "INDEX_META_PAGE_DELTA_RECORD",
+    "PARTITION_META_PAGE_DELTA_RECORD_V4",
+    "DATA_RECORD_V2",
+    "ENCRYPTED_DATA_RECORD_V3",
+    "INDEX_ROOT_PAGE_RENAME_RECORD",
+    "PARTITION_CLEARING_START_RECORD",
+    "ENCRYPTED_OUT_OF_ORDER_UPDATE",
+    "CLUSTER_SNAPSHOT",
+    "INCREMENTAL_SNAPSHOT_START_RECORD",
+    "INCREMENTAL_SNAPSHOT_FINISH_RECORD",
+    "CDC_DATA_RECORD",
+    "CDC_MANAGER_RECORD",
+    "CDC_MANAGER_STOP_RECORD",
     "DATA_PAGE_FRAGMENTED_UPDATE_RECORD",
 };
 
@@ -237,8 +292,8 @@ bool GetCheckpoint(Decoder* d, CheckpointRecord* r, const char** what) {
   r->has_mark = has != 0;
   r->mark = Pointer{};
   r->mark_length = 0;
-  if (r->has_mark && !(d->GetFixed64(&r->mark.segment) && d->GetFixed32(&r->mark.offset) &&
-                       d->GetFixed32(&r->mark_length))) {
+  if (r->has_mark &&
+      !(d->GetFixed64(&r->mark.segment) && d->GetFixed32(&r->mark.offset) && d->GetFixed32(&r->mark_length))) {
     return false;
   }
   if (!d->GetCount16(&groups, 4 + 2)) return false;
@@ -271,9 +326,7 @@ Status MalformedIgnite(uint8_t type, const Decoder& d, const char* what) {
 
 }  // namespace
 
-const char* IgniteRecordTypeName(uint8_t type) {
-  return type < kIgniteNames.size() ? kIgniteNames[type] : nullptr;
-}
+const char* IgniteRecordTypeName(uint8_t type) { return type < kIgniteNames.size() ? kIgniteNames[type] : nullptr; }
 
 bool IsIgniteOtherDataRecord(uint8_t type) {
   static const std::array<bool, 256> kBearing = [] {
@@ -293,8 +346,7 @@ bool IsIgniteOtherDataRecord(uint8_t type) {
 bool ParseIgniteRecordType(std::string_view name, uint8_t* type) {
   for (size_t i = 0; i < kIgniteNames.size(); ++i) {
     std::string_view n = kIgniteNames[i];
-    if (n.size() == name.size() &&
-        std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
+    if (n.size() == name.size() && std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
           return a == std::toupper(static_cast<unsigned char>(b));
         })) {
       *type = static_cast<uint8_t>(i);
@@ -312,10 +364,8 @@ bool IsDecodedIgniteType(uint8_t type) {
     case RecordType::kData:
     case RecordType::kClusterSnapshot:
     case RecordType::kCutStart:
-    case RecordType::kCutFinish:
-      return true;
-    default:
-      return false;
+    case RecordType::kCutFinish: return true;
+    default: return false;
   }
 }
 
@@ -325,15 +375,9 @@ Status DecodeIgnitePayload(uint8_t type, std::string_view payload, AnyRecord* ou
   const char* what = nullptr;
   bool ok = true;
   switch (static_cast<RecordType>(type)) {
-    case RecordType::kTx:
-      ok = GetTx(&d, &out->tx, &what);
-      break;
-    case RecordType::kData:
-      ok = GetData(&d, &out->data, &what);
-      break;
-    case RecordType::kRollback:
-      ok = GetRollback(&d, &out->rollback, &what);
-      break;
+    case RecordType::kTx: ok = GetTx(&d, &out->tx, &what); break;
+    case RecordType::kData: ok = GetData(&d, &out->data, &what); break;
+    case RecordType::kRollback: ok = GetRollback(&d, &out->rollback, &what); break;
     case RecordType::kClusterSnapshot:
       out->snapshot.timestamp = 0;
       ok = d.GetBytes(&out->snapshot.name);
@@ -346,14 +390,9 @@ Status DecodeIgnitePayload(uint8_t type, std::string_view payload, AnyRecord* ou
       out->cut_start.timestamp = 0;
       ok = GetIgniteUuid(&d, &out->cut_start.cut_id);
       break;
-    case RecordType::kCutFinish:
-      ok = GetFinish(&d, &out->cut_finish, &what);
-      break;
-    case RecordType::kCheckpoint:
-      ok = GetCheckpoint(&d, &out->checkpoint, &what);
-      break;
-    default:
-      return Status::Ok();  // skipped by its length, named by IgniteRecordTypeName
+    case RecordType::kCutFinish: ok = GetFinish(&d, &out->cut_finish, &what); break;
+    case RecordType::kCheckpoint: ok = GetCheckpoint(&d, &out->checkpoint, &what); break;
+    default: return Status::Ok();  // skipped by its length, named by IgniteRecordTypeName
   }
   if (!ok) return MalformedIgnite(type, d, what);
   if (!d.done()) return MalformedIgnite(type, d, "trailing bytes");
@@ -483,8 +522,7 @@ IgnitePartitionCounter ReadIgnitePartitionCounter(uint8_t type, std::string_view
       out.lwm = counter;
       break;
     }
-    default:
-      return out;
+    default: return out;
   }
   out.kind = IgnitePartitionCounter::Kind::kLwm;
   out.group = static_cast<int32_t>(group);

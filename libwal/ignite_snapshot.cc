@@ -45,7 +45,8 @@ uint32_t NextCodePoint(std::string_view s, size_t* i) {
 }
 
 uint32_t BigEndian32(std::string_view b, size_t at) {
-  return static_cast<uint32_t>(static_cast<uint8_t>(b[at])) << 24 | static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 16 |
+  return static_cast<uint32_t>(static_cast<uint8_t>(b[at])) << 24 |
+         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 16 |
          static_cast<uint32_t>(static_cast<uint8_t>(b[at + 2])) << 8 | static_cast<uint8_t>(b[at + 3]);
 }
 
@@ -177,8 +178,8 @@ Result<std::vector<IgniteGroupDir>> ListIgniteGroups(const std::string& store_di
       } else if (auto cfg = ParseIgniteCacheData(*bytes); !cfg.ok()) {
         cache.problem = fmt::format("\"{}\": {}", f.path().string(), cfg.status().message());
       } else if (cfg->name != cache.name) {
-        cache.problem = fmt::format("\"{}\": the configuration of cache '{}', not '{}'", f.path().string(), cfg->name,
-                                    cache.name);
+        cache.problem =
+            fmt::format("\"{}\": the configuration of cache '{}', not '{}'", f.path().string(), cfg->name, cache.name);
       } else {
         cache.config = std::move(cfg).value();
       }

@@ -29,9 +29,9 @@ int32_t IgniteCacheId(std::string_view name);
 // What a cache's stored configuration says that walcut uses.
 struct IgniteCacheConfig {
   std::string name;
-  std::string group;        // empty: the cache is its own group
-  std::string atomicity;    // "TRANSACTIONAL", "ATOMIC" (anything else is refused)
-  std::string mode;         // "PARTITIONED", "REPLICATED"
+  std::string group;      // empty: the cache is its own group
+  std::string atomicity;  // "TRANSACTIONAL", "ATOMIC" (anything else is refused)
+  std::string mode;       // "PARTITIONED", "REPLICATED"
   int32_t backups = 0;
   bool encrypted = false;   // encryptionEnabled
   std::string compression;  // diskPageCompression: "DISABLED" (or empty) when none
@@ -44,9 +44,9 @@ Result<IgniteCacheConfig> ParseIgniteCacheData(std::string_view bytes);
 // One directory of a page store: a cache group's files.
 struct IgniteGroupDir {
   std::string path;
-  std::string name;        // the directory's name without cache- / cacheGroup-
-  int32_t id = 0;          // IgniteCacheId(name); the MetaStorage group's for metastorage/
-  bool shared = false;     // cacheGroup-: rows' caches are told apart by the data tree
+  std::string name;     // the directory's name without cache- / cacheGroup-
+  int32_t id = 0;       // IgniteCacheId(name); the MetaStorage group's for metastorage/
+  bool shared = false;  // cacheGroup-: rows' caches are told apart by the data tree
   bool metastorage = false;
   struct Cache {
     std::string name;
@@ -54,7 +54,7 @@ struct IgniteGroupDir {
     std::optional<IgniteCacheConfig> config;  // unset when its file could not be read
     std::string problem;                      // why, then
   };
-  std::vector<Cache> caches;                  // by name
+  std::vector<Cache> caches;  // by name
   // part-N.bin and index.bin, by partition (index.bin, 65535, last).
   std::vector<std::pair<uint32_t, std::string>> files;
   const Cache* FindCache(int32_t cache_id) const;
@@ -73,11 +73,11 @@ struct IgniteSnapshotMeta {
   std::string folder;
   std::vector<std::string> baseline;  // sorted
   uint32_t page_size = 0;
-  std::vector<int32_t> groups;        // every group of the snapshot (MetaStorage's too)
-  std::optional<Pointer> record;      // the CLUSTER_SNAPSHOT record in the node's WAL
+  std::vector<int32_t> groups;    // every group of the snapshot (MetaStorage's too)
+  std::optional<Pointer> record;  // the CLUSTER_SNAPSHOT record in the node's WAL
   uint64_t time_ms = 0;
-  bool encrypted = false;             // a master key digest: some group is encrypted
-  bool compressed = false;            // hasComprGrps
+  bool encrypted = false;   // a master key digest: some group is encrypted
+  bool compressed = false;  // hasComprGrps
   bool dump = false;
   bool only_primary = false;
   // The partitions this node saved, by group (index.bin as 65535).

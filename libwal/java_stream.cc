@@ -88,7 +88,7 @@ bool JavaStream::SkipToEndBlock(int depth, std::vector<Value>* values, std::stri
 }
 
 bool JavaStream::ReadClassData(int cls, int object, int depth) {
-  std::vector<int> chain;  // the class, then its superclasses
+  std::vector<int> chain;                                              // the class, then its superclasses
   if (classes_[static_cast<size_t>(cls)].flags & kScExternalizable) {  // its writeExternal's data alone
     std::vector<Value> written;
     std::string block;

@@ -60,17 +60,17 @@ struct Value {
   // whose `block` holds the bytes of an array of primitives (big-endian, as written).
   // kEnum: the constant's name in `text`; kClass: the class's name in `text`.
   enum Kind { kNull, kPrimitive, kString, kObject, kArray, kEnum, kClass } kind = kNull;
-  uint64_t bits = 0;   // a primitive, big-endian as read
-  std::string text;    // a string (modified UTF-8, as written)
-  int object = -1;     // index into objects
+  uint64_t bits = 0;  // a primitive, big-endian as read
+  std::string text;   // a string (modified UTF-8, as written)
+  int object = -1;    // index into objects
 };
 
 // An object read: its class and every field's value.
 struct Object {
   int cls = -1;
   std::vector<std::pair<std::string, Value>> fields;  // of every class, topmost first
-  std::vector<Value> written;  // what a writeObject method wrote after them (a set's elements)
-  std::string block;           // the bytes of its block data (writeObject's, or an externalizable's)
+  std::vector<Value> written;                         // what a writeObject method wrote after them (a set's elements)
+  std::string block;  // the bytes of its block data (writeObject's, or an externalizable's)
 };
 
 // One stream: Magic(), then ReadValue() for its first object; what was read stays

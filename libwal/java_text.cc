@@ -10,7 +10,6 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0); }
 
 // Days since 1970-01-01 to a proleptic Gregorian date (the usual era-of-400-years
@@ -18,10 +17,10 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) !
 void CivilDate(int64_t days, int64_t* year, int* month, int* day) {
   const int64_t z = days + 719468;
   const int64_t era = FloorDiv(z, 146097);
-  const int64_t doe = z - era * 146097;                                   // [0, 146096]
+  const int64_t doe = z - era * 146097;                                       // [0, 146096]
   const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);            // [0, 365]
-  const int64_t mp = (5 * doy + 2) / 153;                                 // March = 0
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
+  const int64_t mp = (5 * doy + 2) / 153;                                     // March = 0
   *day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
   *month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
   *year = yoe + era * 400 + (*month <= 2 ? 1 : 0);

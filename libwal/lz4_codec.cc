@@ -41,35 +41,30 @@ Result<std::string> DecompressLz4Frame(std::string_view input, size_t limit) {
   while (in_pos < input.size()) {
     if (out.size() >= limit) {
       return Status::Corruption(fmt::format(
-          "lz4 frame decompresses past the segment size limit of {} bytes (at compressed byte {})",
-          limit, in_pos));
+          "lz4 frame decompresses past the segment size limit of {} bytes (at compressed byte {})", limit, in_pos));
     }
     size_t old = out.size();
     size_t room = std::min(kChunk, limit - old);
     out.resize(old + room);
     size_t dst_size = room;
     size_t src_size = input.size() - in_pos;
-    hint = LZ4F_decompress(dctx.get(), out.data() + old, &dst_size, input.data() + in_pos,
-                           &src_size, nullptr);
+    hint = LZ4F_decompress(dctx.get(), out.data() + old, &dst_size, input.data() + in_pos, &src_size, nullptr);
     out.resize(old + dst_size);
     if (LZ4F_isError(hint)) {
-      return Status::Corruption(fmt::format("damaged lz4 frame at compressed byte {}: {}", in_pos,
-                                            LZ4F_getErrorName(hint)));
+      return Status::Corruption(
+          fmt::format("damaged lz4 frame at compressed byte {}: {}", in_pos, LZ4F_getErrorName(hint)));
     }
     in_pos += src_size;
     if (hint == 0) break;  // frame complete (content checksum verified by lz4)
     if (src_size == 0 && dst_size == 0) {
-      return Status::Corruption(
-          fmt::format("damaged lz4 frame at compressed byte {}: no progress", in_pos));
+      return Status::Corruption(fmt::format("damaged lz4 frame at compressed byte {}: no progress", in_pos));
     }
   }
   if (hint != 0) {
-    return Status::Corruption(
-        fmt::format("truncated lz4 frame: input ends at compressed byte {}", input.size()));
+    return Status::Corruption(fmt::format("truncated lz4 frame: input ends at compressed byte {}", input.size()));
   }
   if (in_pos != input.size()) {
-    return Status::Corruption(
-        fmt::format("trailing bytes after the lz4 frame at compressed byte {}", in_pos));
+    return Status::Corruption(fmt::format("trailing bytes after the lz4 frame at compressed byte {}", in_pos));
   }
   return out;
 }

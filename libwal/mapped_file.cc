@@ -25,7 +25,8 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int e = errno;
     ::close(fd);
-    return Status::IoError(fmt::format("cannot read \"{}\": {}", path, S_ISREG(st.st_mode) ? strerror(e) : "not a regular file"));
+    return Status::IoError(
+        fmt::format("cannot read \"{}\": {}", path, S_ISREG(st.st_mode) ? strerror(e) : "not a regular file"));
   }
   const auto size = static_cast<size_t>(st.st_size);
   // A small file is read, not mapped: unmapping, in a process whose other threads run on

@@ -31,10 +31,8 @@ constexpr std::array<TypeInfo, 8> kTypes = {{
 }};
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
 }
 
@@ -55,8 +53,7 @@ void PutTxId(std::string* dst, const TxId& id) {
 bool GetUuid(Decoder* d, Uuid* u) { return d->GetFixed64(&u->hi) && d->GetFixed64(&u->lo); }
 
 bool GetTxId(Decoder* d, TxId* id) {
-  return d->GetFixed32(&id->topology_version) && d->GetFixed32(&id->node_order) &&
-         d->GetFixed64(&id->order);
+  return d->GetFixed32(&id->topology_version) && d->GetFixed32(&id->node_order) && d->GetFixed64(&id->order);
 }
 
 bool GetTxIdList(Decoder* d, std::vector<TxId>* out) {
@@ -69,10 +66,8 @@ bool GetTxIdList(Decoder* d, std::vector<TxId>* out) {
   return true;
 }
 
-
 Status Malformed(uint8_t type, const Decoder& d, const char* what) {
-  return Status::Corruption(fmt::format("{} payload: {} at payload byte {}", RecordTypeName(type),
-                                        what, d.position()));
+  return Status::Corruption(fmt::format("{} payload: {} at payload byte {}", RecordTypeName(type), what, d.position()));
 }
 
 Status DecodeHeader(Decoder* d, HeaderRecord* r) {
@@ -94,8 +89,8 @@ Status DecodeTx(Decoder* d, TxRecord* r) {
   if (!d->GetFixed8(&r->flags)) return Malformed(0, *d, "short");
   if ((r->flags & ~kTxKnownFlags) != 0) return Malformed(0, *d, "unknown flag bits");
   uint16_t n = 0;
-  if (!(GetTxId(d, &r->xid) && d->GetFixed32(&r->topology_version) &&
-        d->GetFixed64(&r->timestamp) && d->GetCount16(&n, 4))) {
+  if (!(GetTxId(d, &r->xid) && d->GetFixed32(&r->topology_version) && d->GetFixed64(&r->timestamp) &&
+        d->GetCount16(&n, 4))) {
     return Malformed(0, *d, "short");
   }
   r->participants.resize(n);
@@ -128,8 +123,8 @@ Status DecodeData(Decoder* d, DataRecord* r) {
   r->entries.resize(n);
   for (auto& e : r->entries) {
     uint8_t op = 0;
-    if (!(d->GetFixed32(&e.cache_id) && d->GetFixed32(&e.partition) &&
-          d->GetFixed64(&e.counter) && d->GetFixed8(&op))) {
+    if (!(d->GetFixed32(&e.cache_id) && d->GetFixed32(&e.partition) && d->GetFixed64(&e.counter) &&
+          d->GetFixed8(&op))) {
       return Malformed(70, *d, "short entry");
     }
     if (!SoundCounter(e.counter)) return Malformed(70, *d, "counter out of bounds");
@@ -137,8 +132,7 @@ Status DecodeData(Decoder* d, DataRecord* r) {
     e.op = static_cast<EntryOp>(op);
     if (!d->GetFixed8(&e.flags)) return Malformed(70, *d, "short entry");
     if ((e.flags & ~kEntryFlagPrimary) != 0) return Malformed(70, *d, "unknown entry flag bits");
-    if (!(GetTxId(d, &e.xid) && GetTxId(d, &e.write_version) && d->GetBytes(&e.key) &&
-          d->GetBytes(&e.value))) {
+    if (!(GetTxId(d, &e.xid) && GetTxId(d, &e.write_version) && d->GetBytes(&e.key) && d->GetBytes(&e.value))) {
       return Malformed(70, *d, "short entry");
     }
     e.key_type = 0;
@@ -290,15 +284,9 @@ Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out) {
   Decoder d(payload);
   Status s;
   switch (static_cast<RecordType>(type)) {
-    case RecordType::kHeader:
-      s = DecodeHeader(&d, &out->header);
-      break;
-    case RecordType::kTx:
-      s = DecodeTx(&d, &out->tx);
-      break;
-    case RecordType::kData:
-      s = DecodeData(&d, &out->data);
-      break;
+    case RecordType::kHeader: s = DecodeHeader(&d, &out->header); break;
+    case RecordType::kTx: s = DecodeTx(&d, &out->tx); break;
+    case RecordType::kData: s = DecodeData(&d, &out->data); break;
     case RecordType::kRollback: {
       auto& r = out->rollback;
       if (!(d.GetFixed32(&r.cache_id) && d.GetFixed32(&r.partition) && d.GetFixed64(&r.start) &&
@@ -318,8 +306,7 @@ Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out) {
       break;
     case RecordType::kCutStart: {
       auto& r = out->cut_start;
-      if (!(GetUuid(&d, &r.cut_id) && d.GetFixed32(&r.topology_version) &&
-            d.GetFixed64(&r.timestamp))) {
+      if (!(GetUuid(&d, &r.cut_id) && d.GetFixed32(&r.topology_version) && d.GetFixed64(&r.timestamp))) {
         s = Malformed(type, d, "short");
       }
       break;
@@ -332,10 +319,8 @@ Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out) {
       }
       break;
     }
-    case RecordType::kSwitchSegment:
-      break;
-    default:
-      return Status::Ok();  // unknown types are shown, never decoded
+    case RecordType::kSwitchSegment: break;
+    default: return Status::Ok();  // unknown types are shown, never decoded
   }
   if (!s.ok()) return s;
   if (!d.done()) return Malformed(type, d, "trailing bytes");

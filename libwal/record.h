@@ -21,15 +21,15 @@
 namespace wal {
 
 enum class RecordType : uint8_t {
-  kTx = 0,                  // TX_RECORD
-  kCheckpoint = 3,          // CHECKPOINT_RECORD (Ignite's segments only)
-  kHeader = 4,              // HEADER_RECORD
-  kSwitchSegment = 40,      // SWITCH_SEGMENT_RECORD
-  kRollback = 57,           // ROLLBACK_TX_RECORD
-  kData = 70,               // DATA_RECORD_V2
-  kClusterSnapshot = 75,    // CLUSTER_SNAPSHOT
-  kCutStart = 76,           // INCREMENTAL_SNAPSHOT_START_RECORD
-  kCutFinish = 77,          // INCREMENTAL_SNAPSHOT_FINISH_RECORD
+  kTx = 0,                // TX_RECORD
+  kCheckpoint = 3,        // CHECKPOINT_RECORD (Ignite's segments only)
+  kHeader = 4,            // HEADER_RECORD
+  kSwitchSegment = 40,    // SWITCH_SEGMENT_RECORD
+  kRollback = 57,         // ROLLBACK_TX_RECORD
+  kData = 70,             // DATA_RECORD_V2
+  kClusterSnapshot = 75,  // CLUSTER_SNAPSHOT
+  kCutStart = 76,         // INCREMENTAL_SNAPSHOT_START_RECORD
+  kCutFinish = 77,        // INCREMENTAL_SNAPSHOT_FINISH_RECORD
 };
 
 // Printable name ("TX_RECORD"); "UNKNOWN" for ids this version does not know.
@@ -83,8 +83,8 @@ inline constexpr uint8_t kTxFlagOnePhase = 2;        // committed by the 1PC pro
 inline constexpr uint8_t kTxKnownFlags = kTxFlagRecoveryFinish | kTxFlagOnePhase;
 
 struct Participant {
-  uint16_t primary = 0;            // node order
-  std::vector<uint16_t> backups;   // node orders
+  uint16_t primary = 0;           // node order
+  std::vector<uint16_t> backups;  // node orders
 
   bool operator==(const Participant&) const = default;
 };
@@ -102,10 +102,10 @@ struct CounterRange {
 struct TxRecord {
   TxState state = TxState::kPrepared;
   uint8_t flags = 0;
-  TxId xid;                        // near version: the cluster-wide id
-  uint32_t topology_version = 0;   // the version the transaction is mapped to (0 from Ignite)
-  uint64_t timestamp = 0;          // nanoseconds (see the top of this file)
-  TxId write_version;              // Ignite's writeVersion (the DHT xid); null in walcut's own
+  TxId xid;                       // near version: the cluster-wide id
+  uint32_t topology_version = 0;  // the version the transaction is mapped to (0 from Ignite)
+  uint64_t timestamp = 0;         // nanoseconds (see the top of this file)
+  TxId write_version;             // Ignite's writeVersion (the DHT xid); null in walcut's own
   // Ignite: primaries and backups by their compact ids in the baseline (kAllOtherNodes
   // stands for every other baseline node); walcut: node orders.
   std::vector<Participant> participants;
@@ -124,19 +124,19 @@ inline constexpr uint8_t kEntryFlagFromStore = 4;
 struct DataEntry {
   uint32_t cache_id = 0;
   uint32_t partition = 0;
-  uint64_t counter = 0;            // partition update counter of this write
+  uint64_t counter = 0;  // partition update counter of this write
   EntryOp op = EntryOp::kUpdate;
   uint8_t flags = 0;
-  TxId xid;                        // near version of the writing transaction
+  TxId xid;  // near version of the writing transaction
   TxId write_version;
   // walcut: the key and value bytes. Ignite: each cache object's bytes after its type
   // byte, with the type (ignite::kObject*) beside them; 0 in walcut's own entries.
   std::string_view key;
-  std::string_view value;          // empty for DELETE
+  std::string_view value;  // empty for DELETE
   int8_t key_type = 0;
   int8_t value_type = 0;
-  bool value_null = false;         // Ignite: no value at all (a DELETE), not an empty one
-  int64_t expire_time = 0;         // Ignite: the entry's expire time (ms; 0 = never)
+  bool value_null = false;  // Ignite: no value at all (a DELETE), not an empty one
+  int64_t expire_time = 0;  // Ignite: the entry's expire time (ms; 0 = never)
 
   bool operator==(const DataEntry&) const = default;
 };
@@ -179,8 +179,8 @@ struct CutStartRecord {
 struct CutFinishRecord {
   Uuid cut_id;
   uint64_t timestamp = 0;
-  std::vector<TxId> before;        // Ignite's "included"
-  std::vector<TxId> after;         // Ignite's "excluded"
+  std::vector<TxId> before;  // Ignite's "included"
+  std::vector<TxId> after;   // Ignite's "excluded"
 
   bool operator==(const CutFinishRecord&) const = default;
 };
@@ -255,12 +255,12 @@ struct TxView {
   TxId xid;
   uint32_t topology_version = 0;
   uint64_t timestamp = 0;
-  TxId write_version;              // Ignite's only
+  TxId write_version;  // Ignite's only
   SegmentFormat format = SegmentFormat::kWalcut;
   uint32_t participant_count = 0;
-  std::string_view participants;   // their bytes, as encoded
+  std::string_view participants;  // their bytes, as encoded
   uint16_t counter_count = 0;
-  std::string_view counters;       // their bytes, as encoded
+  std::string_view counters;  // their bytes, as encoded
 
   // Whether the participants are node orders, as in walcut's format. Apache Ignite names
   // them by their compact ids in the baseline, which its WAL does not map to nodes.
@@ -277,7 +277,7 @@ struct TxView {
 struct DataView {
   uint64_t timestamp = 0;
   uint32_t count = 0;
-  std::string_view entries;        // their bytes, as encoded
+  std::string_view entries;  // their bytes, as encoded
   SegmentFormat format = SegmentFormat::kWalcut;
 };
 
@@ -288,8 +288,7 @@ bool ViewData(std::string_view payload, DataView* out);
 class DataEntryCursor {
  public:
   explicit DataEntryCursor(const DataView& v)
-      : p_(v.entries.data()), end_(v.entries.data() + v.entries.size()), left_(v.count),
-        ignite_(IsIgnite(v.format)) {}
+      : p_(v.entries.data()), end_(v.entries.data() + v.entries.size()), left_(v.count), ignite_(IsIgnite(v.format)) {}
   bool Next(DataEntry* e);
 
  private:

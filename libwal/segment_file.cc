@@ -46,8 +46,8 @@ class RegionPool {
         return r;
       }
     }
-    void* out = mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                     -1, 0);
+    void* out =
+        mmap(nullptr, kMaxSegmentSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return out == MAP_FAILED ? nullptr : static_cast<char*>(out);
   }
   void Give(char* region) {
@@ -113,7 +113,7 @@ struct SegmentBytes::Stream {
   bool lazy = false;
   bool holds_slot = false;
   size_t inflated_whole = 0;  // bytes written at once: given back with the region
-  bool done = false;  // the frame is decompressed whole, or damage stopped it
+  bool done = false;          // the frame is decompressed whole, or damage stopped it
   std::string damage;
 
   ~Stream() {
@@ -203,8 +203,8 @@ bool SegmentBytes::Decompress(size_t upto, size_t step) {
   if (st.whole && st.zip && size_ == 0 && !st.done) {
     st.whole = false;  // tried once; on failure the stream locates what is wrong
     const ZipEntryInfo& info = st.zip->info();
-    const bool go = info.from_directory && info.size <= LazyWhole::kMaxBytes &&
-                    (!st.lazy || (st.holds_slot = LazyWhole::Take()));
+    const bool go =
+        info.from_directory && info.size <= LazyWhole::kMaxBytes && (!st.lazy || (st.holds_slot = LazyWhole::Take()));
     size_t n = 0;
     if (go && st.zip->ReadWhole(st.out, kMaxSegmentSize, &n)) {
       st.inflated_whole = n;
@@ -215,9 +215,9 @@ bool SegmentBytes::Decompress(size_t upto, size_t step) {
   }
   while (size_ < upto && !st.done) {
     if (size_ >= kMaxSegmentSize) {
-      st.damage = fmt::format("{} decompresses past the segment size limit of {} bytes (at compressed byte {})",
-                              st.zip ? "zip entry" : "lz4 frame", kMaxSegmentSize,
-                              st.zip ? st.zip->input_offset() : st.in_pos);
+      st.damage =
+          fmt::format("{} decompresses past the segment size limit of {} bytes (at compressed byte {})",
+                      st.zip ? "zip entry" : "lz4 frame", kMaxSegmentSize, st.zip ? st.zip->input_offset() : st.in_pos);
       st.done = true;
       break;
     }
@@ -378,8 +378,7 @@ Result<SegmentBytes> SegmentBytes::Load(const SegmentFile& file, bool lazy, bool
     if (!file.compressed) return FromString(*file.memory);
     auto plain = DecompressLz4Frame(*file.memory, kMaxSegmentSize);
     if (!plain.ok()) {
-      return Status(plain.status().code(),
-                    fmt::format("\"{}\": {}", file.path, plain.status().message()));
+      return Status(plain.status().code(), fmt::format("\"{}\": {}", file.path, plain.status().message()));
     }
     return FromString(std::move(plain).value());
   }
@@ -444,15 +443,14 @@ Result<SegmentBytes> SegmentBytes::ReadFile(const SegmentFile& file, bool lazy) 
     WAL_RETURN_IF_ERROR(s);
     auto plain = DecompressLz4Frame(compressed, kMaxSegmentSize);
     if (!plain.ok()) {
-      return Status(plain.status().code(),
-                    fmt::format("\"{}\": {}", file.path, plain.status().message()));
+      return Status(plain.status().code(), fmt::format("\"{}\": {}", file.path, plain.status().message()));
     }
     return FromString(std::move(plain).value());
   }
   if (size > kMaxSegmentSize) {
     ::close(fd);
-    return Status::Corruption(fmt::format("\"{}\" is {} bytes, larger than any segment ({} bytes)",
-                                          file.path, size, kMaxSegmentSize));
+    return Status::Corruption(
+        fmt::format("\"{}\" is {} bytes, larger than any segment ({} bytes)", file.path, size, kMaxSegmentSize));
   }
   SegmentBytes s;
   if (size == 0) {

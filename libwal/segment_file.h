@@ -40,8 +40,10 @@ bool ParseSegmentFileName(std::string_view name, SegmentFile* f);
 // order. A string converts to a location of one directory.
 struct WalLocation {
   WalLocation() = default;
-  WalLocation(std::string dir) { if (!dir.empty()) dirs.push_back(std::move(dir)); }  // NOLINT: implicit
-  WalLocation(const char* dir) : WalLocation(std::string(dir)) {}                      // NOLINT: implicit
+  WalLocation(std::string dir) {
+    if (!dir.empty()) dirs.push_back(std::move(dir));
+  }                                                                // NOLINT: implicit
+  WalLocation(const char* dir) : WalLocation(std::string(dir)) {}  // NOLINT: implicit
   explicit WalLocation(std::vector<std::string> d) : dirs(std::move(d)) {}
 
   bool empty() const { return dirs.empty(); }

@@ -16,9 +16,7 @@
 
 namespace wal {
 
-std::string SegmentFileName(uint64_t index, bool lz4) {
-  return fmt::format("{:016}.wal{}", index, lz4 ? ".lz4" : "");
-}
+std::string SegmentFileName(uint64_t index, bool lz4) { return fmt::format("{:016}.wal{}", index, lz4 ? ".lz4" : ""); }
 
 bool ParseSegmentFileName(std::string_view name, SegmentFile* f) {
   if (name.size() < 20) return false;

@@ -37,7 +37,8 @@ Status StagedOutput::Check(const std::string& out_arg) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(out, ec);
   if (fs::exists(st)) {
-    if (!fs::is_directory(st)) return Status::AlreadyExists(fmt::format("output \"{}\" exists and is not a directory", out));
+    if (!fs::is_directory(st))
+      return Status::AlreadyExists(fmt::format("output \"{}\" exists and is not a directory", out));
     if (!fs::is_empty(out, ec) && !IsUnfinishedOutput(out)) {
       return Status::AlreadyExists(fmt::format("output \"{}\" exists and is not an empty directory", out));
     }

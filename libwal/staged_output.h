@@ -62,7 +62,7 @@ class StagedOutput {
   StagedOutput(std::string out, std::string stage, bool in_place)
       : out_(std::move(out)), stage_(std::move(stage)), in_place_(in_place) {}
   Status MakeParents();
-  Status Mark();  // writes the marker
+  Status Mark();         // writes the marker
   Status OpenForSync();  // sync_fd_, opened before anything but the marker is written
 
   std::string out_;

@@ -34,9 +34,7 @@ class [[nodiscard]] Status {
   static Status Truncated(std::string m) { return {StatusCode::kTruncated, std::move(m)}; }
   static Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-  static Status InvalidArgument(std::string m) {
-    return {StatusCode::kInvalidArgument, std::move(m)};
-  }
+  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
   static Status NotSupported(std::string m) { return {StatusCode::kNotSupported, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
@@ -56,7 +54,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}                                  // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) { assert(!status_.ok()); }  // NOLINT
 
   bool ok() const { return status_.ok(); }
@@ -76,8 +74,8 @@ class [[nodiscard]] Result {
 
 }  // namespace wal
 
-#define WAL_RETURN_IF_ERROR(expr)            \
-  do {                                       \
-    ::wal::Status wal_status_ = (expr);      \
+#define WAL_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::wal::Status wal_status_ = (expr);        \
     if (!wal_status_.ok()) return wal_status_; \
   } while (0)

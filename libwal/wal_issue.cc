@@ -24,13 +24,12 @@ const char* IssueKindName(IssueKind kind) {
 }
 
 std::string Issue::ToString() const {
-  std::string s = fmt::format("\"{}\": {} at {}offset {} (record {}): {}", file,
-                              IssueKindName(kind), in_zip_entry ? "entry " : "", offset, record_index, message);
+  std::string s = fmt::format("\"{}\": {} at {}offset {} (record {}): {}", file, IssueKindName(kind),
+                              in_zip_entry ? "entry " : "", offset, record_index, message);
   if (has_checksums && checksum_bytes == 4) {
     s += fmt::format(", expected checksum 0x{:08x}, actual 0x{:08x}", expected_checksum, actual_checksum);
   } else if (has_checksums) {
-    s += fmt::format(", expected checksum 0x{:016x}, actual 0x{:016x}", expected_checksum,
-                     actual_checksum);
+    s += fmt::format(", expected checksum 0x{:016x}, actual 0x{:016x}", expected_checksum, actual_checksum);
   }
   if (bytes_skipped != 0) s += fmt::format(", skipped {} bytes", bytes_skipped);
   return s;

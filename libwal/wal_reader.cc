@@ -24,18 +24,16 @@ bool SameBytes(const SegmentFile& a, const SegmentFile& b) {
 
 }  // namespace
 
-Result<std::unique_ptr<WalReader>> WalReader::OpenDirectory(const WalLocation& wal_dir,
-                                                            ReaderOptions options,
+Result<std::unique_ptr<WalReader>> WalReader::OpenDirectory(const WalLocation& wal_dir, ReaderOptions options,
                                                             Reporter reporter) {
   auto files = ListSegments(wal_dir);
   if (!files.ok()) return files.status();
   return OpenFiles(std::move(files).value(), options, std::move(reporter));
 }
 
-std::unique_ptr<WalReader> WalReader::OpenFiles(std::vector<SegmentFile> files,
-                                                ReaderOptions options, Reporter reporter) {
-  return std::unique_ptr<WalReader>(
-      new WalReader(std::move(files), options, std::move(reporter)));
+std::unique_ptr<WalReader> WalReader::OpenFiles(std::vector<SegmentFile> files, ReaderOptions options,
+                                                Reporter reporter) {
+  return std::unique_ptr<WalReader>(new WalReader(std::move(files), options, std::move(reporter)));
 }
 
 WalReader::WalReader(std::vector<SegmentFile> files, ReaderOptions options, Reporter reporter)
@@ -73,21 +71,16 @@ WalReader::WalReader(std::vector<SegmentFile> files, ReaderOptions options, Repo
       issue.segment = cur.index;
       issue.message = cur.index == prev.index + 2
                           ? fmt::format("segment {} is missing", prev.index + 1)
-                          : fmt::format("segments {} to {} are missing", prev.index + 1,
-                                        cur.index - 1);
+                          : fmt::format("segments {} to {} are missing", prev.index + 1, cur.index - 1);
       Report(std::move(issue));
     }
   }
   files_.erase(std::unique(files_.begin(), files_.end(),
-                           [](const SegmentFile& a, const SegmentFile& b) {
-                             return a.index == b.index;
-                           }),
+                           [](const SegmentFile& a, const SegmentFile& b) { return a.index == b.index; }),
                files_.end());
   if (options_.from.segment != 0 || options_.from.offset != 0) {
     files_.erase(std::remove_if(files_.begin(), files_.end(),
-                                [&](const SegmentFile& f) {
-                                  return f.index < options_.from.segment;
-                                }),
+                                [&](const SegmentFile& f) { return f.index < options_.from.segment; }),
                  files_.end());
   }
 }
@@ -137,24 +130,25 @@ bool WalReader::LoadNextSegment() {
         next_started_ ? next_.get() : SegmentBytes::Load(files_[file_idx_], lazy, /*stream=*/true);
     next_started_ = false;
     if (options_.prefetch && file_idx_ + 1 < files_.size()) {
-      next_ = std::async(std::launch::async, [f = files_[file_idx_ + 1], lazy, retired = std::move(retired_)]() mutable {
-        retired = SegmentBytes();
-        auto next = SegmentBytes::Load(f, lazy, /*stream=*/true);
-        // One WAL read at a time (not lazy): a .wal.zip is inflated here, whole, beside the
-        // reading of this one, not on the reading thread.
-        if (next.ok() && !lazy) next->Fill(1);
-        return next;
-      });
+      next_ =
+          std::async(std::launch::async, [f = files_[file_idx_ + 1], lazy, retired = std::move(retired_)]() mutable {
+            retired = SegmentBytes();
+            auto next = SegmentBytes::Load(f, lazy, /*stream=*/true);
+            // One WAL read at a time (not lazy): a .wal.zip is inflated here, whole, beside the
+            // reading of this one, not on the reading thread.
+            if (next.ok() && !lazy) next->Fill(1);
+            return next;
+          });
       next_started_ = true;
     }
     retired_ = SegmentBytes();
     if (!loaded.ok()) {
       const StatusCode code = loaded.status().code();
-    IssueKind kind = code == StatusCode::kNotSupported  ? IssueKind::kUnsupported
-                     : code != StatusCode::kCorruption ? IssueKind::kIoError
-                     : files_[file_idx_].compressed    ? IssueKind::kBadLz4
-                     : files_[file_idx_].zip           ? IssueKind::kBadZip
-                                                       : IssueKind::kCorruption;
+      IssueKind kind = code == StatusCode::kNotSupported ? IssueKind::kUnsupported
+                       : code != StatusCode::kCorruption ? IssueKind::kIoError
+                       : files_[file_idx_].compressed    ? IssueKind::kBadLz4
+                       : files_[file_idx_].zip           ? IssueKind::kBadZip
+                                                         : IssueKind::kCorruption;
       Issue issue = MakeIssue(kind, 0, loaded.status().message());
       Report(std::move(issue));
       ++file_idx_;
@@ -233,8 +227,7 @@ void WalReader::EndOfBytes() {
     Report(MakeIssue(IssueKind::kTornTail, 0, "last segment is empty"));
   } else if (!saw_switch_ && !IsLastSegment() && !ignite_) {
     // (An Ignite segment filled to its last byte has no room for a SWITCH.)
-    Report(MakeIssue(IssueKind::kCorruption, pos_,
-                     "segment ends without a SWITCH_SEGMENT_RECORD but is not the last"));
+    Report(MakeIssue(IssueKind::kCorruption, pos_, "segment ends without a SWITCH_SEGMENT_RECORD but is not the last"));
   }
   EndSegment();
 }
@@ -272,8 +265,8 @@ bool WalReader::Step() {
     if (emitted) return true;
   }
   if (pos_ <= ignite::kHeaderSize && (options_.from_is_boundary || (options_.from_is_record && ignite_)) &&
-      f.index == options_.from.segment &&
-      options_.from.offset > pos_ && record_index_ <= 1 && (pos_ == 0) == !ignite_) {
+      f.index == options_.from.segment && options_.from.offset > pos_ && record_index_ <= 1 &&
+      (pos_ == 0) == !ignite_) {
     if (!ResumeInSegment()) return false;
   }
   FrameView fv;

@@ -68,15 +68,15 @@ struct Record {
   // Where the record was written: its address in walcut's own WALs; in Ignite's, the
   // pointer in its frame (a compacted segment's records keep their original pointers).
   Pointer ptr;
-  uint64_t file_offset = 0;     // where it lies in the segment's (decompressed) bytes
+  uint64_t file_offset = 0;  // where it lies in the segment's (decompressed) bytes
   SegmentFormat format = SegmentFormat::kWalcut;
   uint8_t type = 0;
-  uint32_t size = 0;            // whole frame
+  uint32_t size = 0;  // whole frame
   uint64_t record_index = 0;
-  std::string_view payload;     // valid until the next call to Next()
-  AnyRecord decoded;            // meaningful when Decodes(type) of its format and decoding is on
-  TxView tx;                    // with ReaderOptions::light, for TX_RECORDs instead of decoded
-  DataView data;                // with ReaderOptions::light, for DATA_RECORD_V2s instead of decoded
+  std::string_view payload;  // valid until the next call to Next()
+  AnyRecord decoded;         // meaningful when Decodes(type) of its format and decoding is on
+  TxView tx;                 // with ReaderOptions::light, for TX_RECORDs instead of decoded
+  DataView data;             // with ReaderOptions::light, for DATA_RECORD_V2s instead of decoded
 };
 
 struct ReaderOptions {
@@ -135,11 +135,10 @@ class WalReader {
   using Reporter = std::function<void(const Issue&)>;
 
   // All segments of a `wal/` directory in index order.
-  static Result<std::unique_ptr<WalReader>> OpenDirectory(const WalLocation& wal_dir,
-                                                          ReaderOptions options, Reporter reporter);
+  static Result<std::unique_ptr<WalReader>> OpenDirectory(const WalLocation& wal_dir, ReaderOptions options,
+                                                          Reporter reporter);
   // The given segment files in order; the last one is the last segment.
-  static std::unique_ptr<WalReader> OpenFiles(std::vector<SegmentFile> files,
-                                              ReaderOptions options, Reporter reporter);
+  static std::unique_ptr<WalReader> OpenFiles(std::vector<SegmentFile> files, ReaderOptions options, Reporter reporter);
 
   // The next record, or false at the end of the stream.
   bool Next(const Record** out);

@@ -107,11 +107,11 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
       return;
     }
   }
-  Issue issue = MakeIssue(IssueKind::kCorruption, pos_,
-                          status == FrameStatus::kBadLength
-                              ? std::string("bad record length")
-                              : fmt::format("checksum mismatch in {} record",
-                                            wal::RecordTypeName(static_cast<uint8_t>(rest[8]))));
+  Issue issue = MakeIssue(
+      IssueKind::kCorruption, pos_,
+      status == FrameStatus::kBadLength
+          ? std::string("bad record length")
+          : fmt::format("checksum mismatch in {} record", wal::RecordTypeName(static_cast<uint8_t>(rest[8]))));
   if (status == FrameStatus::kBadChecksum) {
     issue.has_checksums = true;
     issue.expected_checksum = stored;
@@ -141,9 +141,9 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
       Report(MakeIssue(IssueKind::kTornTail, pos_,
                        fmt::format("last record cut short: {} of its bytes present", size - pos_)));
     } else {
-      Report(MakeIssue(IssueKind::kCorruption, pos_,
-                       fmt::format("record cut short at the end of a segment that is not the last ({} bytes)",
-                                   size - pos_)));
+      Report(MakeIssue(
+          IssueKind::kCorruption, pos_,
+          fmt::format("record cut short at the end of a segment that is not the last ({} bytes)", size - pos_)));
     }
     EndSegment();
     return;
@@ -199,9 +199,11 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
                            "last record's CRC does not match: a write cut short (Ignite reads this as the end)");
     Report(std::move(torn));
   } else {
-    if (end_mark) issue.message = fmt::format("segment data ends at {} without a SWITCH_SEGMENT_RECORD, but the "
-                                              "segment is not the last",
-                                              what);
+    if (end_mark)
+      issue.message = fmt::format(
+          "segment data ends at {} without a SWITCH_SEGMENT_RECORD, but the "
+          "segment is not the last",
+          what);
     issue.bytes_skipped = 0;
     Report(std::move(issue));
   }
@@ -227,7 +229,7 @@ uint64_t WalReader::Resync(Issue* issue, bool* found) {
       continue;
     }
     const uint64_t extent = codec_->FrameExtent(data.data() + next, data.size() - next);
-    if (extent <= 1) continue;  // no frame header here (or a bare SWITCH byte)
+    if (extent <= 1) continue;                  // no frame header here (or a bare SWITCH byte)
     if (!bytes_.Fill(next + extent)) continue;  // it would run past the end
     if (spent + extent > 4 * uint64_t{bytes_.bytes().size()} + (1u << 20)) {
       bytes_.AllZeroFrom(bytes_.bytes().size());  // to the end, holding nothing

@@ -18,33 +18,30 @@ bool WalReader::CheckHeader() {
   const bool ignite = ignite_;
   if (!ignite && record_.type != static_cast<uint8_t>(RecordType::kHeader)) {
     Report(MakeIssue(IssueKind::kCorruption, 0,
-                     fmt::format("segment does not begin with a HEADER_RECORD (type {})",
-                                 record_.type)));
+                     fmt::format("segment does not begin with a HEADER_RECORD (type {})", record_.type)));
     return false;
   }
   if (!ignite && h.magic != kSegmentMagic) {
     Report(MakeIssue(IssueKind::kCorruption, 0,
-                     fmt::format("bad segment magic 0x{:016x}, expected 0x{:016x}", h.magic,
-                                 kSegmentMagic)));
+                     fmt::format("bad segment magic 0x{:016x}, expected 0x{:016x}", h.magic, kSegmentMagic)));
     return false;
   }
   if (!ignite && (h.version == 0 || h.version > kFormatVersion)) {
-    Report(MakeIssue(IssueKind::kCorruption, 0,
-                     fmt::format("unsupported format version {} (this reader knows up to {})",
-                                 h.version, kFormatVersion)));
+    Report(MakeIssue(
+        IssueKind::kCorruption, 0,
+        fmt::format("unsupported format version {} (this reader knows up to {})", h.version, kFormatVersion)));
     return false;
   }
   if (h.segment != f.index) {
     Report(MakeIssue(IssueKind::kForeignSegment, 0,
-                     fmt::format("header says segment {}, file name says {}", h.segment,
-                                 f.index)));
+                     fmt::format("header says segment {}, file name says {}", h.segment, f.index)));
     return false;
   }
   if (ignite) return true;  // Ignite's header names no node
   if (node_id_ && *node_id_ != h.node_id) {
     Report(MakeIssue(IssueKind::kForeignSegment, 0,
-                     fmt::format("segment belongs to node {}, the directory to node {}",
-                                 h.node_id.ToString(), node_id_->ToString())));
+                     fmt::format("segment belongs to node {}, the directory to node {}", h.node_id.ToString(),
+                                 node_id_->ToString())));
     return false;
   }
   node_id_ = h.node_id;
@@ -57,9 +54,9 @@ bool WalReader::StartSegment(bool* emitted) {
   bytes_.Fill(64);
   const SegmentProbe probe = ProbeSegment(bytes_.bytes());
   if (probe.result == SegmentProbe::kUnknownMagic) {
-    Report(MakeIssue(IssueKind::kNotWal, 0,
-                     fmt::format("unknown magic 0x{:016x}: the header is neither walcut's nor Apache Ignite's",
-                                 probe.magic)));
+    Report(MakeIssue(
+        IssueKind::kNotWal, 0,
+        fmt::format("unknown magic 0x{:016x}: the header is neither walcut's nor Apache Ignite's", probe.magic)));
     EndSegment();
     return false;
   }
@@ -132,7 +129,8 @@ bool WalReader::ResumeInSegment() {
     if (options_.from.offset >= data.size()) return true;
     bytes_.Fill(options_.from.offset + header_size_);
     data = bytes_.bytes();
-    if (const uint64_t extent = codec_->FrameExtent(data.data() + options_.from.offset, data.size() - options_.from.offset);
+    if (const uint64_t extent =
+            codec_->FrameExtent(data.data() + options_.from.offset, data.size() - options_.from.offset);
         extent != 0) {
       bytes_.Fill(options_.from.offset + extent);
       data = bytes_.bytes();

@@ -12,10 +12,10 @@
 
 #include "libwal/file_io.h"
 #include "libwal/lz4_codec.h"
-#include "libwal/write_all.h"
 #include "libwal/record.h"
 #include "libwal/segment_file.h"
 #include "libwal/wal_reader.h"
+#include "libwal/write_all.h"
 
 namespace wal {
 namespace {
@@ -81,16 +81,17 @@ Status SaveTornTail(const std::string& wal_dir, uint64_t segment, uint64_t offse
 
 }  // namespace
 
-Result<std::unique_ptr<WalWriter>> WalWriter::OpenForAppend(const std::string& wal_dir,
-                                                            WriterOptions options) {
+Result<std::unique_ptr<WalWriter>> WalWriter::OpenForAppend(const std::string& wal_dir, WriterOptions options) {
   auto files = ListSegments(wal_dir);
   if (!files.ok()) return files.status();
   if (files->empty()) return Status::NotFound(fmt::format("\"{}\" holds no WAL segments", wal_dir));
   std::string first_error;
   std::optional<Issue> torn;
   auto reader = WalReader::OpenFiles(*files, {}, [&](const Issue& i) {
-    if (i.kind == IssueKind::kTornTail) torn = i;
-    else if (first_error.empty()) first_error = i.ToString();
+    if (i.kind == IssueKind::kTornTail)
+      torn = i;
+    else if (first_error.empty())
+      first_error = i.ToString();
   });
   const Record* r = nullptr;
   while (reader->Next(&r)) {
@@ -161,13 +162,11 @@ WalWriter::~WalWriter() {
   if (fd_ >= 0) (void)Close();
 }
 
-Result<std::unique_ptr<WalWriter>> WalWriter::Create(const std::string& wal_dir, Uuid node_id,
-                                                     uint16_t node_order, WriterOptions options,
-                                                     uint64_t first_segment) {
+Result<std::unique_ptr<WalWriter>> WalWriter::Create(const std::string& wal_dir, Uuid node_id, uint16_t node_order,
+                                                     WriterOptions options, uint64_t first_segment) {
   if (options.segment_size < kMinSegmentSize || options.segment_size > kMaxSegmentSize) {
-    return Status::InvalidArgument(fmt::format("segment size {} is outside [{}, {}]",
-                                               options.segment_size, kMinSegmentSize,
-                                               kMaxSegmentSize));
+    return Status::InvalidArgument(
+        fmt::format("segment size {} is outside [{}, {}]", options.segment_size, kMinSegmentSize, kMaxSegmentSize));
   }
   std::error_code ec;
   std::filesystem::create_directories(wal_dir, ec);
@@ -211,8 +210,7 @@ bool WalWriter::NeedsRoll(size_t frame_size) const {
 
 Result<Pointer> WalWriter::Placed(Pointer at, size_t size) {
   // The segment must keep room for its SWITCH_SEGMENT_RECORD within kMaxSegmentSize.
-  if (size - kFrameOverhead > kMaxPayloadSize ||
-      offset_ + buf_.size() + kFrameOverhead > kMaxSegmentSize) {
+  if (size - kFrameOverhead > kMaxPayloadSize || offset_ + buf_.size() + kFrameOverhead > kMaxSegmentSize) {
     buf_.resize(buf_.size() - size);
     return Status::InvalidArgument(fmt::format("record of {} bytes is too large", size));
   }

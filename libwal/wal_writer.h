@@ -25,15 +25,13 @@ class WalWriter {
  public:
   // Starts a new WAL in `wal_dir` (created if missing) at segment `first_segment`.
   // Refuses a directory that already holds segment files.
-  static Result<std::unique_ptr<WalWriter>> Create(const std::string& wal_dir, Uuid node_id,
-                                                   uint16_t node_order, WriterOptions options,
-                                                   uint64_t first_segment = 0);
+  static Result<std::unique_ptr<WalWriter>> Create(const std::string& wal_dir, Uuid node_id, uint16_t node_order,
+                                                   WriterOptions options, uint64_t first_segment = 0);
   // Continues an existing WAL after its last sound record. A torn tail of the last
   // segment is first saved beside it as `torn-<segment>-<offset>.bin` (fsynced), then cut
   // off; a sealed last segment is followed by a new one. Refuses a WAL whose reading
   // reports any error (corruption, missing segments): appending would bury the damage.
-  static Result<std::unique_ptr<WalWriter>> OpenForAppend(const std::string& wal_dir,
-                                                          WriterOptions options);
+  static Result<std::unique_ptr<WalWriter>> OpenForAppend(const std::string& wal_dir, WriterOptions options);
   ~WalWriter();
   WalWriter(const WalWriter&) = delete;
   WalWriter& operator=(const WalWriter&) = delete;
@@ -84,7 +82,7 @@ class WalWriter {
   WriterOptions options_;
   int fd_ = -1;
   uint64_t segment_ = 0;
-  uint64_t offset_ = 0;     // bytes of the current segment already written to the file
+  uint64_t offset_ = 0;  // bytes of the current segment already written to the file
   std::string buf_;
   std::string path_;
   uint64_t bytes_written_ = 0;

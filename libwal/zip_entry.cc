@@ -52,7 +52,8 @@ Status LocalData(std::string_view z, uint64_t local, ZipEntryInfo* e) {
   e->data_offset = data;
   if (!e->from_directory) {
     e->method = U16(z, local + 8);
-    e->name = std::string(z.substr(local + kLocalSize, std::min<size_t>(U16(z, local + 26), z.size() - local - kLocalSize)));
+    e->name =
+        std::string(z.substr(local + kLocalSize, std::min<size_t>(U16(z, local + 26), z.size() - local - kLocalSize)));
     e->compressed_size = z.size() - data;
   } else if (e->compressed_size > z.size() - data) {
     return Bad(local, "entry data runs past the end of the file");
@@ -100,8 +101,8 @@ Result<ZipEntryInfo> FindZipEntry(std::string_view z) {
     if (!found) return Status::Corruption("zip: no entry named <index>.wal");
   }
   if (e.method != 0 && e.method != 8) {
-    return Status::NotSupported(fmt::format("zip: entry \"{}\" uses compression method {} (only deflate and stored are read)",
-                                            e.name, e.method));
+    return Status::NotSupported(fmt::format(
+        "zip: entry \"{}\" uses compression method {} (only deflate and stored are read)", e.name, e.method));
   }
   return e;
 }
@@ -193,8 +194,8 @@ size_t ZipEntryStream::Read(char* out, size_t max, bool* done, std::string* dama
                             s.msg != nullptr ? s.msg : "inflate error");
       *done = true;
     } else if (n == 0 && used == 0 && max != 0) {
-      *damage = fmt::format("zip entry \"{}\" cut short: its deflate data ends at zip byte {}", info_.name,
-                            input_offset());
+      *damage =
+          fmt::format("zip entry \"{}\" cut short: its deflate data ends at zip byte {}", info_.name, input_offset());
       *done = true;
     }
   }
@@ -203,9 +204,10 @@ size_t ZipEntryStream::Read(char* out, size_t max, bool* done, std::string* dama
   if (ended) {
     *done = true;
     if (info_.from_directory && (out_ != info_.size || crc_ != info_.crc)) {
-      mismatch_ = fmt::format("zip entry \"{}\" does not match its central directory: {} bytes with CRC 0x{:08x}, "
-                            "expected {} bytes with CRC 0x{:08x}",
-                            info_.name, out_, crc_, info_.size, info_.crc);
+      mismatch_ = fmt::format(
+          "zip entry \"{}\" does not match its central directory: {} bytes with CRC 0x{:08x}, "
+          "expected {} bytes with CRC 0x{:08x}",
+          info_.name, out_, crc_, info_.size, info_.crc);
     }
   }
   return n;

@@ -17,12 +17,12 @@ namespace wal {
 
 struct ZipEntryInfo {
   std::string name;
-  uint16_t method = 0;            // 0 stored, 8 deflated
-  uint64_t data_offset = 0;       // of the entry's compressed bytes in the file
-  uint64_t compressed_size = 0;   // to the end of the file when !from_directory
-  uint64_t size = 0;              // uncompressed, when from_directory
-  uint32_t crc = 0;               // CRC-32 of the uncompressed bytes, when from_directory
-  bool from_directory = false;    // sizes and CRC known from the central directory
+  uint16_t method = 0;           // 0 stored, 8 deflated
+  uint64_t data_offset = 0;      // of the entry's compressed bytes in the file
+  uint64_t compressed_size = 0;  // to the end of the file when !from_directory
+  uint64_t size = 0;             // uncompressed, when from_directory
+  uint32_t crc = 0;              // CRC-32 of the uncompressed bytes, when from_directory
+  bool from_directory = false;   // sizes and CRC known from the central directory
 };
 
 // Finds the entry whose name ends in ".wal" (Ignite's one entry). kCorruption with the
@@ -66,9 +66,9 @@ class ZipEntryStream {
   std::string_view zip_;
   ZipEntryInfo info_;
   std::unique_ptr<Z> z_;
-  uint64_t in_pos_ = 0;   // in the entry's compressed bytes (stored: copied so far)
-  uint64_t out_ = 0;      // uncompressed bytes handed out
-  uint32_t crc_ = 0;      // CRC-32 of them
+  uint64_t in_pos_ = 0;  // in the entry's compressed bytes (stored: copied so far)
+  uint64_t out_ = 0;     // uncompressed bytes handed out
+  uint32_t crc_ = 0;     // CRC-32 of them
   std::string mismatch_;
 };
 

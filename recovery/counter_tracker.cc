@@ -18,13 +18,13 @@ wal::Status CounterTracker::Update(uint64_t start, uint64_t delta) {
   if (next != ranges_.begin()) {
     auto prev = std::prev(next);
     if (prev->second > start) {
-      return wal::Status::AlreadyExists(fmt::format(
-          "counters ({}, {}] overlap applied range ({}, {}]", start, end, prev->first, prev->second));
+      return wal::Status::AlreadyExists(
+          fmt::format("counters ({}, {}] overlap applied range ({}, {}]", start, end, prev->first, prev->second));
     }
   }
   if (next != ranges_.end() && next->first < end) {
-    return wal::Status::AlreadyExists(fmt::format(
-        "counters ({}, {}] overlap applied range ({}, {}]", start, end, next->first, next->second));
+    return wal::Status::AlreadyExists(
+        fmt::format("counters ({}, {}] overlap applied range ({}, {}]", start, end, next->first, next->second));
   }
   if (end > hwm_) hwm_ = end;
   if (start == lwm_) {
@@ -43,8 +43,8 @@ wal::Status CounterTracker::Update(uint64_t start, uint64_t delta) {
   if (prev != ranges_.end() && prev->second == start) merge_prev = true;
   bool merge_next = next != ranges_.end() && next->first == end;
   if (!merge_prev && !merge_next && ranges_.size() >= max_ranges_) {
-    return wal::Status::NotSupported(fmt::format(
-        "too many gaps: {} out-of-order counter ranges are open (the bound)", max_ranges_));
+    return wal::Status::NotSupported(
+        fmt::format("too many gaps: {} out-of-order counter ranges are open (the bound)", max_ranges_));
   }
   if (merge_next) {
     new_end = next->second;

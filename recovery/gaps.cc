@@ -82,9 +82,7 @@ class GapScan {
         Applied(CopyOf(rb.cache_id, rb.partition), rb.start, rb.range);
         break;
       }
-      case wal::RecordType::kTx:
-        OnTx(r);
-        break;
+      case wal::RecordType::kTx: OnTx(r); break;
       case wal::RecordType::kClusterSnapshot:
         if (options_.ignite) {
           const auto it = options_.snapshot_lwms.find(std::string(r.decoded.snapshot.name));
@@ -189,7 +187,7 @@ class GapScan {
 
   const GapScanOptions& options_;
   uint64_t first_segment_ = 0;
-  wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
+  wal::DataEntry entry_;                          // each DATA record's entries in turn (made once: made, it is zeroed)
   std::unordered_map<uint64_t, GapCopy> copies_;  // by PackedCopyKey
   uint64_t last_key_ = 0;
   GapCopy* last_ = nullptr;

@@ -48,7 +48,7 @@ struct CopyGaps {
 struct NodeGaps {
   std::string node;
   wal::WalLocation wal_dir;
-  uint64_t first_segment = 0;  // of its WAL: above 0, the history before it is gone (Ignite)
+  uint64_t first_segment = 0;    // of its WAL: above 0, the history before it is gone (Ignite)
   std::vector<CopyGaps> copies;  // by (cache, partition)
   std::vector<std::string> errors;
   bool torn_tail = false;

@@ -19,8 +19,8 @@ wal::Status Refusal(const wal::IgniteGroupDir& g, const std::string& path) {
           "\"{}\": cache '{}' is encrypted (encryptionEnabled): walcut does not read encrypted groups", path, c.name));
     }
     if (c.config->atomicity != "TRANSACTIONAL" && c.config->atomicity != "ATOMIC") {
-      return wal::Status::NotSupported(fmt::format("\"{}\": cache '{}' is {}: walcut reads no MVCC rows", path, c.name,
-                                                   c.config->atomicity));
+      return wal::Status::NotSupported(
+          fmt::format("\"{}\": cache '{}' is {}: walcut reads no MVCC rows", path, c.name, c.config->atomicity));
     }
   }
   return wal::Status::Ok();
@@ -84,25 +84,29 @@ wal::Status ReadIgniteCopy(const wal::IgniteGroupDir& group, uint32_t partition,
   how.cancelled = options.cancelled;
   wal::IgnitePartitionFile::Outcome outcome;
   uint64_t unknown_cache = 0;
-  WAL_RETURN_IF_ERROR(file->ReadRows(how, [&](const wal::PartitionRow& r) {
-    const int32_t cache = group.shared ? r.cache_id : (ids.empty() ? group.id : ids.front());
-    auto at = std::find(ids.begin(), ids.end(), cache);
-    if (at == ids.end()) {
-      if (unknown_cache++ == 0) {
-        outcome.damage.push_back({wal::ignite_page::PageIndexOf(r.link), 0,
-                                  fmt::format("a row of cache id {}, which group '{}' does not name (no {}cache_data.dat)",
-                                              cache, group.name, group.shared ? "<name>" : "")});
-      }
-      return;
-    }
-    out->content_hash += RowHash(cache, r.row);
-    out->ignite.Add(r.row);
-    ++out->rows;
-    if (options.keep_rows) {
-      auto& entries = out->caches[static_cast<size_t>(at - ids.begin())].entries;
-      entries.push_back({CacheObject(r.row.key_type, r.row.key), CacheObject(r.row.value_type, r.row.value), 0});
-    }
-  }, &outcome));
+  WAL_RETURN_IF_ERROR(file->ReadRows(
+      how,
+      [&](const wal::PartitionRow& r) {
+        const int32_t cache = group.shared ? r.cache_id : (ids.empty() ? group.id : ids.front());
+        auto at = std::find(ids.begin(), ids.end(), cache);
+        if (at == ids.end()) {
+          if (unknown_cache++ == 0) {
+            outcome.damage.push_back(
+                {wal::ignite_page::PageIndexOf(r.link), 0,
+                 fmt::format("a row of cache id {}, which group '{}' does not name (no {}cache_data.dat)", cache,
+                             group.name, group.shared ? "<name>" : "")});
+          }
+          return;
+        }
+        out->content_hash += RowHash(cache, r.row);
+        out->ignite.Add(r.row);
+        ++out->rows;
+        if (options.keep_rows) {
+          auto& entries = out->caches[static_cast<size_t>(at - ids.begin())].entries;
+          entries.push_back({CacheObject(r.row.key_type, r.row.key), CacheObject(r.row.value_type, r.row.value), 0});
+        }
+      },
+      &outcome));
   if (unknown_cache > 1) {
     outcome.damage.back().what += fmt::format(" ({} such rows)", unknown_cache);
   }
@@ -114,8 +118,9 @@ wal::Status ReadIgniteCopy(const wal::IgniteGroupDir& group, uint32_t partition,
     std::sort(f.entries.begin(), f.entries.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
     auto same = [](const PartitionEntry& a, const PartitionEntry& b) { return a.key == b.key; };
     if (auto twice = std::adjacent_find(f.entries.begin(), f.entries.end(), same); twice != f.entries.end()) {
-      out->damage.push_back({0, 0, fmt::format("cache '{}' holds a key in more than one row (one kept)",
-                                               IgniteCacheName(group, static_cast<int32_t>(f.cache_id)))});
+      out->damage.push_back({0, 0,
+                             fmt::format("cache '{}' holds a key in more than one row (one kept)",
+                                         IgniteCacheName(group, static_cast<int32_t>(f.cache_id)))});
       f.entries.erase(std::unique(f.entries.begin(), f.entries.end(), same), f.entries.end());
     }
   }

@@ -11,8 +11,19 @@ namespace {
 
 // Ignite's binary type codes (GridBinaryMarshaller) of the keys whose hash is known.
 enum : uint8_t {
-  kByte = 1, kShort = 2, kInt = 3, kLong = 4, kFloat = 5, kDouble = 6, kChar = 7, kBoolean = 8,
-  kString = 9, kUuid = 10, kBinaryObject = 103, kBinaryEnumCode = 38, kEnumCode = 28,
+  kByte = 1,
+  kShort = 2,
+  kInt = 3,
+  kLong = 4,
+  kFloat = 5,
+  kDouble = 6,
+  kChar = 7,
+  kBoolean = 8,
+  kString = 9,
+  kUuid = 10,
+  kBinaryObject = 103,
+  kBinaryEnumCode = 38,
+  kEnumCode = 28,
 };
 constexpr size_t kBinaryHashPos = 8;  // GridBinaryMarshaller.HASH_CODE_POS
 
@@ -31,12 +42,30 @@ bool IgniteKeyHash(int8_t type, std::string_view b, int32_t* out) {
       if (b.size() < kBinaryHashPos + 4) return false;
       *out = static_cast<int32_t>(wal::DecodeFixed32(b.data() + kBinaryHashPos));
       return true;
-    case kByte: if (left != 1) return false; *out = static_cast<int8_t>(p[0]); return true;
-    case kBoolean: if (left != 1) return false; *out = p[0] != 0 ? 1231 : 1237; return true;
-    case kShort: if (left != 2) return false; *out = static_cast<int16_t>(wal::DecodeFixed16(p)); return true;
-    case kChar: if (left != 2) return false; *out = wal::DecodeFixed16(p); return true;
-    case kInt: if (left != 4) return false; *out = static_cast<int32_t>(wal::DecodeFixed32(p)); return true;
-    case kLong: if (left != 8) return false; *out = Fold(wal::DecodeFixed64(p)); return true;
+    case kByte:
+      if (left != 1) return false;
+      *out = static_cast<int8_t>(p[0]);
+      return true;
+    case kBoolean:
+      if (left != 1) return false;
+      *out = p[0] != 0 ? 1231 : 1237;
+      return true;
+    case kShort:
+      if (left != 2) return false;
+      *out = static_cast<int16_t>(wal::DecodeFixed16(p));
+      return true;
+    case kChar:
+      if (left != 2) return false;
+      *out = wal::DecodeFixed16(p);
+      return true;
+    case kInt:
+      if (left != 4) return false;
+      *out = static_cast<int32_t>(wal::DecodeFixed32(p));
+      return true;
+    case kLong:
+      if (left != 8) return false;
+      *out = Fold(wal::DecodeFixed64(p));
+      return true;
     case kFloat: {
       if (left != 4) return false;
       uint32_t bits = wal::DecodeFixed32(p);
@@ -65,8 +94,7 @@ bool IgniteKeyHash(int8_t type, std::string_view b, int32_t* out) {
       *out = Fold(wal::DecodeFixed64(p) ^ wal::DecodeFixed64(p + 8));
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -93,7 +121,8 @@ void IgnitePartitionHash::Add(const wal::ignite_page::Row& row) {
   if (!IgniteKeyHash(row.key_type, row.key, &key)) known = false;
   hash = static_cast<int32_t>(static_cast<uint32_t>(hash) + static_cast<uint32_t>(key) +
                               static_cast<uint32_t>(IgniteValueHash(row.value_type, row.value)));
-  ver_hash = static_cast<int32_t>(static_cast<uint32_t>(ver_hash) + static_cast<uint32_t>(IgniteVersionHash(row.version)));
+  ver_hash =
+      static_cast<int32_t>(static_cast<uint32_t>(ver_hash) + static_cast<uint32_t>(IgniteVersionHash(row.version)));
 }
 
 }  // namespace recovery

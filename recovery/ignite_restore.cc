@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "libwal/file_io.h"
-#include "libwal/ignite_increment_meta.h"
 #include "libwal/ignite_format.h"
+#include "libwal/ignite_increment_meta.h"
 #include "libwal/ignite_record.h"
 #include "libwal/ignite_snapshot.h"
 #include "libwal/wal_reader.h"
@@ -49,7 +49,9 @@ struct GroupCopy {
 class IncrementReplay {
  public:
   IncrementReplay(const NodePlan& plan, const ProgressFn& progress)
-      : plan_(plan), progress_(progress), included_(plan.before.begin(), plan.before.end()),
+      : plan_(plan),
+        progress_(progress),
+        included_(plan.before.begin(), plan.before.end()),
         excluded_(plan.after.begin(), plan.after.end()) {
     out_.node = plan.node;
   }
@@ -77,7 +79,7 @@ class IncrementReplay {
   const ProgressFn& progress_;
   const std::set<wal::TxId> included_, excluded_;
   NodeResult out_;
-  std::unordered_map<int32_t, int32_t> group_of_;            // cache id -> group id
+  std::unordered_map<int32_t, int32_t> group_of_;             // cache id -> group id
   std::map<std::pair<int32_t, uint32_t>, GroupCopy> copies_;  // (group, partition)
   Filter filter_ = Filter::kAll;
   bool started_ = false;
@@ -103,10 +105,9 @@ wal::Status IncrementReplay::LoadBase() {
       IgniteCopy copy;
       WAL_RETURN_IF_ERROR(ReadIgniteCopy(g, partition, path, how, &copy));
       if (!copy.damage.empty()) {
-        return wal::Status::Corruption(fmt::format("the full snapshot is damaged: {}{}", copy.damage[0].ToString(path),
-                                                   copy.damage.size() > 1 ? fmt::format(" (and {} more)",
-                                                                                        copy.damage.size() - 1)
-                                                                          : std::string()));
+        return wal::Status::Corruption(fmt::format(
+            "the full snapshot is damaged: {}{}", copy.damage[0].ToString(path),
+            copy.damage.size() > 1 ? fmt::format(" (and {} more)", copy.damage.size() - 1) : std::string()));
       }
       if (!copy.meta_read) {
         return wal::Status::Corruption(fmt::format("\"{}\": its partition meta page cannot be read", path));
@@ -153,13 +154,15 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
     if (e.partition == kUnknownPartition) {
       return wal::Status::NotSupported(fmt::format(
           "{}: an entry of cache {} at {} has no partition (-1: Ignite did not know it, and its restore asks the "
-          "cache's affinity, which walcut cannot)", plan_.node, cache, r.ptr.ToString()));
+          "cache's affinity, which walcut cannot)",
+          plan_.node, cache, r.ptr.ToString()));
     }
     auto c = copies_.find({g->second, e.partition});
     if (c == copies_.end()) {
-      return wal::Status::Corruption(fmt::format(
-          "{}: an entry of cache {} partition {} at {}, a partition the node's full snapshot does not hold "
-          "(Ignite's restore fails on it too)", plan_.node, cache, e.partition, r.ptr.ToString()));
+      return wal::Status::Corruption(
+          fmt::format("{}: an entry of cache {} partition {} at {}, a partition the node's full snapshot does not hold "
+                      "(Ignite's restore fails on it too)",
+                      plan_.node, cache, e.partition, r.ptr.ToString()));
     }
     if (!e.xid.IsNull()) applied_.insert(e.xid);
     if (!plan_.Selected(e.cache_id, e.partition)) continue;
@@ -167,12 +170,13 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
     if (e.counter != 0) {  // a rebalance's entry has none
       wal::Status s = gc.counters.Update(e.counter - 1, 1);
       if (s.code() == wal::StatusCode::kNotSupported) {
-        return wal::Status::NotSupported(fmt::format("{}: group {} partition {}: {}", plan_.node, g->second,
-                                                     e.partition, s.message()));
+        return wal::Status::NotSupported(
+            fmt::format("{}: group {} partition {}: {}", plan_.node, g->second, e.partition, s.message()));
       }
       gc.highest = std::max(gc.highest, e.counter);
     }
-    auto cc = std::find_if(gc.caches.begin(), gc.caches.end(), [&](const CacheCopy& x) { return x.cache == e.cache_id; });
+    auto cc =
+        std::find_if(gc.caches.begin(), gc.caches.end(), [&](const CacheCopy& x) { return x.cache == e.cache_id; });
     if (cc == gc.caches.end()) {
       gc.caches.push_back({e.cache_id, e.partition, {}});
       cc = gc.caches.end() - 1;
@@ -234,8 +238,8 @@ wal::Status IncrementReplay::Replay() {
   const KeptRecords* kept = plan_.kept.get();
   if (kept != nullptr && kept->complete() && kept->from() == plan_.from && kept->cut_id() == plan_.cut_id) {
     // The check read these records from the same files a moment ago.
-    WAL_RETURN_IF_ERROR(kept->ForEach([&](const wal::Record& r, uint64_t bytes) { return Step(r, bytes, &reached_finish); },
-                                      &reached_finish));
+    WAL_RETURN_IF_ERROR(kept->ForEach(
+        [&](const wal::Record& r, uint64_t bytes) { return Step(r, bytes, &reached_finish); }, &reached_finish));
   } else {
     auto files = SegmentsOfRange(plan_.node, plan_.wal, plan_.from, plan_.finish);
     if (!files.ok()) return files.status();
@@ -252,7 +256,8 @@ wal::Status IncrementReplay::Replay() {
       WAL_RETURN_IF_ERROR(Step(*r, r->size, &reached_finish));
     }
     if (!first_error.empty()) {
-      return wal::Status::Corruption(fmt::format("{}: the WAL range to replay is damaged: {}", plan_.node, first_error));
+      return wal::Status::Corruption(
+          fmt::format("{}: the WAL range to replay is damaged: {}", plan_.node, first_error));
     }
   }
   if (!started_) {
@@ -270,8 +275,10 @@ NodeResult IncrementReplay::Finish() {
   out_.txs_applied = applied_.size();
   out_.txs_skipped = skipped_.size();
   for (const auto& [cache, n] : unknown_caches_) {
-    out_.warnings.push_back(fmt::format("{}: {} entries of cache {}, which the full snapshot does not hold, not "
-                                        "applied (as Ignite's restore does not)", plan_.node, n, cache));
+    out_.warnings.push_back(
+        fmt::format("{}: {} entries of cache {}, which the full snapshot does not hold, not "
+                    "applied (as Ignite's restore does not)",
+                    plan_.node, n, cache));
   }
   std::vector<PartitionFile> files;
   for (auto& [key, gc] : copies_) {
@@ -406,9 +413,7 @@ wal::Status KeptRecords::ForEach(const std::function<wal::Status(const wal::Reco
     r.format = it.format;
     const std::string_view bytes(it.bytes, it.length);
     switch (static_cast<wal::RecordType>(it.type)) {
-      case wal::RecordType::kData:
-        r.data = wal::DataView{it.timestamp, it.count, bytes, it.format};
-        break;
+      case wal::RecordType::kData: r.data = wal::DataView{it.timestamp, it.count, bytes, it.format}; break;
       case wal::RecordType::kClusterSnapshot: r.decoded.snapshot.name = bytes; break;
       case wal::RecordType::kCutStart: r.decoded.cut_start.cut_id = it.id; break;
       case wal::RecordType::kCutFinish: r.decoded.cut_finish.cut_id = it.id; break;
@@ -443,8 +448,8 @@ wal::Status PlaceIgniteSnapshotNode(const std::string& snapshot_dir, const std::
   const std::string store = snapshot_dir + "/db/" + folder;
   std::error_code ec;
   if (!fs::is_directory(store, ec)) {
-    return wal::Status::NotFound(fmt::format("{}: the full snapshot '{}' holds no page files of it (\"{}\")", folder,
-                                             snapshot, store));
+    return wal::Status::NotFound(
+        fmt::format("{}: the full snapshot '{}' holds no page files of it (\"{}\")", folder, snapshot, store));
   }
   const std::string smf = fmt::format("{}/{}.smf", snapshot_dir, folder);
   auto bytes = wal::ReadFileToString(smf, kMaxSmfBytes);

@@ -53,8 +53,7 @@ class KeptRecords {
   // Hands each kept record to `fn`, in WAL order, as the reader would (light: DATA
   // records as views), with its size and that of the records not kept before it; stops at
   // the first status that is not ok, or when `*stop` is set.
-  wal::Status ForEach(const std::function<wal::Status(const wal::Record&, uint64_t bytes)>& fn,
-                      const bool* stop) const;
+  wal::Status ForEach(const std::function<wal::Status(const wal::Record&, uint64_t bytes)>& fn, const bool* stop) const;
 
  private:
   struct Item {

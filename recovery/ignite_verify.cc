@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -30,10 +30,10 @@ std::string GroupLabel(const wal::IgniteGroupDir& g) { return fmt::format("'{}' 
 
 void Add(IgniteVerifyReport* r, ConflictKind kind, const wal::IgniteGroupDir* g, uint32_t partition,
          std::vector<std::string> nodes, std::string detail, std::vector<IgniteCopyState> copies = {}) {
-  r->conflicts.push_back({{kind, g != nullptr ? static_cast<uint32_t>(g->id) : 0, partition, std::move(nodes),
-                           std::move(detail)},
-                          g != nullptr ? g->name : std::string(),
-                          std::move(copies)});
+  r->conflicts.push_back(
+      {{kind, g != nullptr ? static_cast<uint32_t>(g->id) : 0, partition, std::move(nodes), std::move(detail)},
+       g != nullptr ? g->name : std::string(),
+       std::move(copies)});
 }
 
 // How many copies of a partition of `g` a snapshot of `nodes` baseline nodes holds.
@@ -113,8 +113,9 @@ void CompareIgniteCopies(const wal::IgniteGroupDir& g, uint32_t partition, const
     if (a.hash != b.hash) {
       add(ConflictKind::kContent, {a.node, b.node},
           fmt::format("content hash 0x{:016x} ({} rows) on {}, 0x{:016x} ({} rows) on {}; Ignite's hashes {}/{} and "
-                      "{}/{}", a.hash, a.rows, a.node, b.hash, b.rows, b.node, a.ignite.hash, a.ignite.ver_hash,
-                      b.ignite.hash, b.ignite.ver_hash));
+                      "{}/{}",
+                      a.hash, a.rows, a.node, b.hash, b.rows, b.node, a.ignite.hash, a.ignite.ver_hash, b.ignite.hash,
+                      b.ignite.ver_hash));
     }
   }
 }
@@ -133,7 +134,8 @@ wal::Result<IgniteVerifyReport> VerifyIgniteStores(const std::vector<IgniteVerif
     const auto& node = nodes[n];
     given.push_back(node.meta ? node.meta->consistent_id : node.node);
     if (node.meta) only_primary |= node.meta->only_primary;
-    if (!node.meta && !node.meta_problem.empty()) Add(&r, ConflictKind::kNotRead, nullptr, 0, {node.node}, node.meta_problem);
+    if (!node.meta && !node.meta_problem.empty())
+      Add(&r, ConflictKind::kNotRead, nullptr, 0, {node.node}, node.meta_problem);
     auto listed = wal::ListIgniteGroups(node.store);
     if (!listed.ok()) {
       Add(&r, ConflictKind::kNotRead, nullptr, 0, {node.node}, listed.status().message());
@@ -165,8 +167,8 @@ wal::Result<IgniteVerifyReport> VerifyIgniteStores(const std::vector<IgniteVerif
       for (uint32_t p : parts) {
         if (std::none_of(g->files.begin(), g->files.end(), [&](const auto& f) { return f.first == p; })) {
           Add(&r, ConflictKind::kMissingCopy, &*g, p, {node.node},
-              fmt::format("its metadata lists partition {} of group {}, whose file is not in \"{}\"", p,
-                          GroupLabel(*g), g->path));
+              fmt::format("its metadata lists partition {} of group {}, whose file is not in \"{}\"", p, GroupLabel(*g),
+                          g->path));
         }
       }
     }

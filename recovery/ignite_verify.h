@@ -40,8 +40,8 @@ struct IgniteCopyState {
 };
 
 struct IgniteConflict {
-  Conflict conflict;    // `cache` holds the group id (0: of no group)
-  std::string group;    // its name, where known
+  Conflict conflict;                    // `cache` holds the group id (0: of no group)
+  std::string group;                    // its name, where known
   std::vector<IgniteCopyState> copies;  // of a counter or content conflict: every copy compared
 };
 

@@ -17,7 +17,8 @@ std::string Hex(uint64_t v) { return fmt::format("0x{:016x}", v); }
 uint64_t ParseHex(const cut::JsonObject& o, const char* key) {
   const std::string s = o.String(key, 32);
   uint64_t v = 0;
-  if (s.size() != 18 || s[0] != '0' || s[1] != 'x') throw cut::JsonFieldError(fmt::format("{}: not 0x and 16 hex digits", o.Where(key)));
+  if (s.size() != 18 || s[0] != '0' || s[1] != 'x')
+    throw cut::JsonFieldError(fmt::format("{}: not 0x and 16 hex digits", o.Where(key)));
   for (size_t i = 2; i < s.size(); ++i) {
     const char c = s[i];
     const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
@@ -30,7 +31,8 @@ uint64_t ParseHex(const cut::JsonObject& o, const char* key) {
 ManifestNode ParseNode(const cut::JsonObject& o) {
   ManifestNode n;
   n.node = o.String("node", 255);
-  if (!cut::IsSafeName(n.node)) throw cut::JsonFieldError(fmt::format("{}: \"{}\" cannot be a node name", o.Where("node"), n.node));
+  if (!cut::IsSafeName(n.node))
+    throw cut::JsonFieldError(fmt::format("{}: \"{}\" cannot be a node name", o.Where("node"), n.node));
   n.read_from = o.Pointer("read_from");
   n.read_to = o.Pointer("read_to");
   n.txs_applied = o.Uint("txs_applied");
@@ -48,7 +50,8 @@ ManifestNode ParseNode(const cut::JsonObject& o) {
     if (!ParsePartitionFileName(e.file, &cache, &partition)) {
       throw cut::JsonFieldError(fmt::format("{}: \"{}\" is not a partition file name", f.Where("file"), e.file));
     }
-    if (!seen.insert(e.file).second) throw cut::JsonFieldError(fmt::format("{}: \"{}\" twice", f.Where("file"), e.file));
+    if (!seen.insert(e.file).second)
+      throw cut::JsonFieldError(fmt::format("{}: \"{}\" twice", f.Where("file"), e.file));
     e.checksum = ParseHex(f, "checksum");
     e.counter = f.Uint("counter");
     e.hash = ParseHex(f, "hash");
@@ -74,9 +77,11 @@ RestoreManifest Parse(const nlohmann::json& doc) {
   m.topology_version = static_cast<uint32_t>(o.Uint("topology_version", UINT32_MAX));
   m.finish_ts = o.Uint("finish_ts");
   if (o.Has("only_nodes")) {
-    for (const auto& n : o.Array("only_nodes", 65535)) m.only_nodes.push_back(cut::JsonString(n, o.Where("only_nodes"), 255));
+    for (const auto& n : o.Array("only_nodes", 65535))
+      m.only_nodes.push_back(cut::JsonString(n, o.Where("only_nodes"), 255));
   }
-  for (auto [name, out] : {std::make_pair("only_caches", &m.only_caches), std::make_pair("only_partitions", &m.only_partitions)}) {
+  for (auto [name, out] :
+       {std::make_pair("only_caches", &m.only_caches), std::make_pair("only_partitions", &m.only_partitions)}) {
     if (!o.Has(name)) continue;
     for (const auto& v : o.Array(name, 65536)) {
       if (!v.is_number_unsigned() || v.get<uint64_t>() > UINT32_MAX) {
@@ -87,7 +92,8 @@ RestoreManifest Parse(const nlohmann::json& doc) {
   }
   if (o.Has("forced")) m.forced = o.Bool("forced");
   if (o.Has("conflicts")) {
-    for (const auto& c : o.Array("conflicts", 1u << 20)) m.conflicts.push_back(cut::JsonString(c, o.Where("conflicts"), 1 << 16));
+    for (const auto& c : o.Array("conflicts", 1u << 20))
+      m.conflicts.push_back(cut::JsonString(c, o.Where("conflicts"), 1 << 16));
   }
   std::set<std::string> names;
   const auto& nodes = o.Array("nodes", 65535);

@@ -17,10 +17,10 @@
 namespace recovery {
 
 struct ManifestEntry {
-  std::string file;        // a partition file name (partition_file.h)
-  uint64_t checksum = 0;   // FileChecksum of its bytes
+  std::string file;       // a partition file name (partition_file.h)
+  uint64_t checksum = 0;  // FileChecksum of its bytes
   uint64_t counter = 0;
-  uint64_t hash = 0;       // ContentHash
+  uint64_t hash = 0;  // ContentHash
 };
 
 struct ManifestNode {

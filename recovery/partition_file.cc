@@ -86,8 +86,8 @@ wal::Result<PartitionFile> DecodePartitionFile(std::string_view bytes) {
   const uint64_t stored = FileChecksum(bytes);
   const uint64_t actual = XXH3_64bits(bytes.data(), bytes.size() - 8);
   if (stored != actual) {
-    return bad(bytes.size() - 8, fmt::format("checksum mismatch: expected 0x{:016x}, actual 0x{:016x}",
-                                             stored, actual));
+    return bad(bytes.size() - 8,
+               fmt::format("checksum mismatch: expected 0x{:016x}, actual 0x{:016x}", stored, actual));
   }
   wal::Decoder d(bytes.substr(0, bytes.size() - 8));
   uint64_t magic = 0, count = 0;
@@ -97,8 +97,8 @@ wal::Result<PartitionFile> DecodePartitionFile(std::string_view bytes) {
   if (!d.GetFixed32(&version) || version != kPartitionFileVersion) {
     return bad(8, fmt::format("unsupported version {}", version));
   }
-  if (!(d.GetFixed32(&f.cache_id) && d.GetFixed32(&f.partition) && d.GetFixed64(&f.lwm) &&
-        d.GetFixed64(&f.hwm) && d.GetFixed64(&count))) {
+  if (!(d.GetFixed32(&f.cache_id) && d.GetFixed32(&f.partition) && d.GetFixed64(&f.lwm) && d.GetFixed64(&f.hwm) &&
+        d.GetFixed64(&count))) {
     return bad(d.position(), "short header");
   }
   if (count > d.remaining() / 16) return bad(d.position(), "entry count larger than the file");
@@ -117,8 +117,7 @@ wal::Result<PartitionFile> DecodePartitionFile(std::string_view bytes) {
 }
 
 wal::Status WritePartitionFile(const std::string& dir, const PartitionFile& f, bool sync) {
-  return wal::WriteFileAtomically(dir + "/" + PartitionFileName(f.cache_id, f.partition),
-                                  EncodePartitionFile(f), sync);
+  return wal::WriteFileAtomically(dir + "/" + PartitionFileName(f.cache_id, f.partition), EncodePartitionFile(f), sync);
 }
 
 wal::Result<PartitionFile> ReadPartitionFile(const std::string& path) {

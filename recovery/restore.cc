@@ -10,14 +10,14 @@
 
 #include <fmt/format.h>
 
-#include "libwal/ignite_format.h"
-#include "libwal/ignite_record.h"
-#include "libwal/wal_reader.h"
 #include "libcut/commit_place.h"
 #include "libcut/flat_table.h"
 #include "libcut/hash.h"
 #include "libcut/side.h"
 #include "libcut/tx_order.h"
+#include "libwal/ignite_format.h"
+#include "libwal/ignite_record.h"
+#include "libwal/wal_reader.h"
 #include "recovery/counter_tracker.h"
 #include "recovery/ignite_restore.h"
 #include "recovery/snapshot_file.h"
@@ -57,8 +57,9 @@ struct HeldList {
   // Appends a write of walcut's WAL.
   void Add(uint32_t cache, uint32_t partition, uint64_t counter, bool remove, std::string_view key,
            std::string_view value) {
-    HeldEntry e{cache, partition, counter, remove, static_cast<uint32_t>(key.size()),
-                static_cast<uint32_t>(value.size()), bytes.size()};
+    HeldEntry e{
+        cache,       partition, counter, remove, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size()),
+        bytes.size()};
     bytes.append(key);
     bytes.append(value);
     entries.push_back(e);
@@ -113,7 +114,8 @@ struct Copy {
 
 // The pointer of the base snapshot's record on `node`, from its snapshot.json, which
 // must be the snapshot's own (its name and node).
-wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std::string& name, const std::string& node) {
+wal::Result<wal::Pointer> SnapshotPointer(const std::string& base_dir, const std::string& name,
+                                          const std::string& node) {
   auto meta = ReadSnapshotFile(base_dir);
   if (!meta.ok()) return meta.status();
   if (meta->name != name || meta->node != node) {
@@ -254,8 +256,8 @@ wal::Result<RestorePlan> PlanNodes(const std::string& where, const std::vector<c
                                    const std::vector<std::string>& only_nodes, Place&& place) {
   const cut::CutReport& c = report.cuts.at(cut_index);
   if (c.status != cut::CutStatus::kConsistent) {
-    return wal::Status::InvalidArgument(fmt::format("cut {} is {}: {}", c.id.ToString(),
-                                                    cut::CutStatusName(c.status), c.reason));
+    return wal::Status::InvalidArgument(
+        fmt::format("cut {} is {}: {}", c.id.ToString(), cut::CutStatusName(c.status), c.reason));
   }
   RestorePlan plan;
   plan.cut = c.id;
@@ -307,58 +309,57 @@ wal::Result<RestorePlan> PlanNodes(const std::string& where, const std::vector<c
 
 }  // namespace
 
-wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
-                                     const std::vector<cut::NodeIndex>& indexes,
+wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir, const std::vector<cut::NodeIndex>& indexes,
                                      const cut::ClusterReport& report, size_t cut_index,
                                      const std::vector<std::string>& only_nodes) {
   return PlanNodes(cluster_dir, indexes, report, cut_index, only_nodes,
                    [&](const cut::NodeIndex& n, const cut::CutOnNode& on, NodePlan* np) -> wal::Status {
-    np->node_dir = cluster_dir + "/" + n.node;
-    np->base_dir = np->node_dir + "/snapshots/" + on.base;
-    np->wal = np->node_dir + "/wal";
-    auto ptr = SnapshotPointer(np->base_dir, on.base, n.node);
-    if (!ptr.ok()) return ptr.status();
-    bool in_wal = false;
-    for (const auto& s : n.snapshots) in_wal |= s.name == on.base && s.at == *ptr;
-    if (!in_wal) {
-      return wal::Status::Corruption(fmt::format(
-          "{}: the ClusterSnapshotRecord of \"{}\" is not at {} in the WAL, as snapshot.json says", n.node,
-          on.base, ptr->ToString()));
-    }
-    np->from = *ptr;
-    // The base's partition files are read (and verified) by the restore, or by CheckBase.
-    if (ListPartitionFiles(np->base_dir).empty()) {
-      return wal::Status::NotFound(fmt::format("\"{}\" holds no partition files", np->base_dir));
-    }
-    return wal::Status::Ok();
-  });
+                     np->node_dir = cluster_dir + "/" + n.node;
+                     np->base_dir = np->node_dir + "/snapshots/" + on.base;
+                     np->wal = np->node_dir + "/wal";
+                     auto ptr = SnapshotPointer(np->base_dir, on.base, n.node);
+                     if (!ptr.ok()) return ptr.status();
+                     bool in_wal = false;
+                     for (const auto& s : n.snapshots) in_wal |= s.name == on.base && s.at == *ptr;
+                     if (!in_wal) {
+                       return wal::Status::Corruption(fmt::format(
+                           "{}: the ClusterSnapshotRecord of \"{}\" is not at {} in the WAL, as snapshot.json says",
+                           n.node, on.base, ptr->ToString()));
+                     }
+                     np->from = *ptr;
+                     // The base's partition files are read (and verified) by the restore, or by CheckBase.
+                     if (ListPartitionFiles(np->base_dir).empty()) {
+                       return wal::Status::NotFound(fmt::format("\"{}\" holds no partition files", np->base_dir));
+                     }
+                     return wal::Status::Ok();
+                   });
 }
 
 wal::Result<RestorePlan> PlanIgniteRestore(const std::map<std::string, wal::WalLocation>& wals,
-                                           const std::vector<cut::NodeIndex>& indexes,
-                                           const cut::ClusterReport& report, size_t cut_index,
-                                           const std::vector<std::string>& only_nodes) {
+                                           const std::vector<cut::NodeIndex>& indexes, const cut::ClusterReport& report,
+                                           size_t cut_index, const std::vector<std::string>& only_nodes) {
   std::string where;
   for (const auto& [node, loc] : wals) where += (where.empty() ? "" : ", ") + node;
-  return PlanNodes(where, indexes, report, cut_index, only_nodes,
-                   [&](const cut::NodeIndex& n, const cut::CutOnNode&, NodePlan* np) -> wal::Status {
-    auto w = wals.find(n.node);
-    if (w == wals.end()) return wal::Status::NotFound(fmt::format("{}: where its WAL lies is not known", n.node));
-    np->wal = w->second;
-    np->ignite = true;
-    np->from = wal::Pointer{0, 0};
-    auto files = wal::ListSegments(np->wal);
-    if (!files.ok()) return files.status();
-    if (files->empty() || files->front().index != 0) {
-      return wal::Status::NotFound(fmt::format(
-          "{}: its WAL begins at {} in \"{}\", not at segment 0: without the full snapshot's page files, an Ignite "
-          "increment is restored by replaying each node's WAL from its first record, so the archive must keep "
-          "every segment",
-          n.node, files->empty() ? std::string("no segment") : fmt::format("segment {}", files->front().index),
-          np->wal.ToString()));
-    }
-    return wal::Status::Ok();
-  });
+  return PlanNodes(
+      where, indexes, report, cut_index, only_nodes,
+      [&](const cut::NodeIndex& n, const cut::CutOnNode&, NodePlan* np) -> wal::Status {
+        auto w = wals.find(n.node);
+        if (w == wals.end()) return wal::Status::NotFound(fmt::format("{}: where its WAL lies is not known", n.node));
+        np->wal = w->second;
+        np->ignite = true;
+        np->from = wal::Pointer{0, 0};
+        auto files = wal::ListSegments(np->wal);
+        if (!files.ok()) return files.status();
+        if (files->empty() || files->front().index != 0) {
+          return wal::Status::NotFound(fmt::format(
+              "{}: its WAL begins at {} in \"{}\", not at segment 0: without the full snapshot's page files, an Ignite "
+              "increment is restored by replaying each node's WAL from its first record, so the archive must keep "
+              "every segment",
+              n.node, files->empty() ? std::string("no segment") : fmt::format("segment {}", files->front().index),
+              np->wal.ToString()));
+        }
+        return wal::Status::Ok();
+      });
 }
 
 wal::Result<RestorePlan> PlanIgniteSnapshotRestore(
@@ -370,11 +371,13 @@ wal::Result<RestorePlan> PlanIgniteSnapshotRestore(
   const cut::CutReport& c = report.cuts.at(cut_index);
   return PlanNodes(where, indexes, report, cut_index, only_nodes,
                    [&](const cut::NodeIndex& n, const cut::CutOnNode&, NodePlan* np) -> wal::Status {
-    auto w = live.find(n.node);
-    if (w == live.end()) return wal::Status::NotFound(fmt::format("{}: where its WAL lies is not known", n.node));
-    np->cut_id = c.id;
-    return PlaceIgniteSnapshotNode(snapshot_dirs(n.node, c.base), c.base, c.increment.value_or(0), w->second, np);
-  });
+                     auto w = live.find(n.node);
+                     if (w == live.end())
+                       return wal::Status::NotFound(fmt::format("{}: where its WAL lies is not known", n.node));
+                     np->cut_id = c.id;
+                     return PlaceIgniteSnapshotNode(snapshot_dirs(n.node, c.base), c.base, c.increment.value_or(0),
+                                                    w->second, np);
+                   });
 }
 
 namespace {
@@ -384,7 +387,9 @@ namespace {
 class NodeReplay {
  public:
   NodeReplay(const NodePlan& plan, const ProgressFn& progress)
-      : plan_(plan), progress_(progress), before_(plan.before.begin(), plan.before.end()),
+      : plan_(plan),
+        progress_(progress),
+        before_(plan.before.begin(), plan.before.end()),
         after_(plan.after.begin(), plan.after.end()) {
     out_.node = plan.node;
     order_.Start();  // the range begins at a full snapshot: nothing is in flight
@@ -494,8 +499,8 @@ wal::Status NodeReplay::Replay() {
     return wal::Status::Corruption(fmt::format("{}: the WAL range to replay is damaged: {}", plan_.node, first_error));
   }
   if (!reached_finish) {
-    return wal::Status::Corruption(fmt::format("{}: the WAL ends before the cut's Finish record at {}", plan_.node,
-                                               plan_.finish.ToString()));
+    return wal::Status::Corruption(
+        fmt::format("{}: the WAL ends before the cut's Finish record at {}", plan_.node, plan_.finish.ToString()));
   }
   if (plan_.ignite) AtFinish();
   return wal::Status::Ok();
@@ -531,7 +536,8 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
     if (plan_.ignite && e.partition == UINT32_MAX) {
       return wal::Status::NotSupported(fmt::format(
           "{}: an entry of cache {} at {} has no partition (-1: Ignite did not know it, and its restore asks the "
-          "cache's affinity, which walcut cannot)", plan_.node, static_cast<int32_t>(e.cache_id), r.ptr.ToString()));
+          "cache's affinity, which walcut cannot)",
+          plan_.node, static_cast<int32_t>(e.cache_id), r.ptr.ToString()));
     }
     if (e.xid.IsNull() && wal::RulesOf(r.format).writes_without_transaction) {
       // An ATOMIC cache's update or a rebalance's, of no transaction: applied in WAL order
@@ -603,11 +609,11 @@ void NodeReplay::ApplyFree(const wal::DataEntry& e) {
 // kept while it has a role open.
 cut::Side NodeReplay::SideOf(const wal::TxId& x, const wal::Pointer& commit) {
   Placed* known = placed_.Find(x);
-  const cut::Side side =
-      known != nullptr
-          ? known->side
-          : cut::SideOfCommit(cut::RegionOf(commit, plan_.start, plan_.finish), [&] { return before_.count(x) != 0; },
-                              [&] { return after_.count(x) != 0; });
+  const cut::Side side = known != nullptr
+                             ? known->side
+                             : cut::SideOfCommit(
+                                   cut::RegionOf(commit, plan_.start, plan_.finish),
+                                   [&] { return before_.count(x) != 0; }, [&] { return after_.count(x) != 0; });
   if (order_.IsOpen(x)) {
     if (known == nullptr) placed_.Upsert(x).first->side = side;
   } else if (known != nullptr) {

@@ -22,8 +22,8 @@ class KeptRecords;  // ignite_restore.h
 struct NodePlan {
   std::string node;
   std::string node_dir;
-  std::string base_dir;          // NODE/snapshots/<base>; empty for Ignite's WAL
-  wal::WalLocation wal;          // where its WAL lies (NODE/wal; Ignite's archive and work folders)
+  std::string base_dir;  // NODE/snapshots/<base>; empty for Ignite's WAL
+  wal::WalLocation wal;  // where its WAL lies (NODE/wal; Ignite's archive and work folders)
   // Apache Ignite's WAL: keys and values kept as Ignite's cache objects (their type byte,
   // then their bytes); replayed from the node's first record onto empty copies unless
   // `ignite_store` names the full snapshot's page files.
@@ -35,11 +35,11 @@ struct NodePlan {
   std::string ignite_store;
   std::string snapshot;
   wal::Uuid cut_id, previous_cut;
-  wal::Pointer from;             // the base's ClusterSnapshotRecord (Ignite: 0:0)
+  wal::Pointer from;  // the base's ClusterSnapshotRecord (Ignite: 0:0)
   // Ignite's increment: the records of the range to replay, kept as the check read them
   // (ignite_restore.h); null, or not complete: the replay reads the WAL.
   std::shared_ptr<const KeptRecords> kept;
-  wal::Pointer start, finish;    // the cut's records on this node
+  wal::Pointer start, finish;  // the cut's records on this node
   std::vector<wal::TxId> before, after;
   // Restore only these caches and partitions (empty: all): the base's other partition
   // files are not loaded, and the writes to them not applied.
@@ -64,8 +64,7 @@ struct RestorePlan {
 // record where its snapshot.json says and its partition files present, the WAL range free
 // of damage as far as the indexes read it. kInvalidArgument / kCorruption /
 // kNotFound with a message naming the cut, file and offset otherwise.
-wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
-                                     const std::vector<cut::NodeIndex>& indexes,
+wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir, const std::vector<cut::NodeIndex>& indexes,
                                      const cut::ClusterReport& report, size_t cut_index,
                                      const std::vector<std::string>& only_nodes);
 
@@ -74,9 +73,8 @@ wal::Result<RestorePlan> PlanRestore(const std::string& cluster_dir,
 // there to the cut's Finish record; kNotFound naming the node and the first segment
 // there otherwise.
 wal::Result<RestorePlan> PlanIgniteRestore(const std::map<std::string, wal::WalLocation>& wals,
-                                           const std::vector<cut::NodeIndex>& indexes,
-                                           const cut::ClusterReport& report, size_t cut_index,
-                                           const std::vector<std::string>& only_nodes);
+                                           const std::vector<cut::NodeIndex>& indexes, const cut::ClusterReport& report,
+                                           size_t cut_index, const std::vector<std::string>& only_nodes);
 
 // The same for an Apache Ignite increment restored from its full snapshot, as Ignite
 // restores it (ignite_restore.h): `snapshot_dirs` gives each node's snapshot directory

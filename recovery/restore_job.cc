@@ -96,7 +96,8 @@ wal::Status RestoreNodes(const RestorePlan& plan, const RestoreJob& job, const s
 std::string ConflictLine(const Conflict& c) {
   std::string nodes;
   for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-  return fmt::format("{} cache {} partition {} [{}]: {}", ConflictKindName(c.kind), c.cache, c.partition, nodes, c.detail);
+  return fmt::format("{} cache {} partition {} [{}]: {}", ConflictKindName(c.kind), c.cache, c.partition, nodes,
+                     c.detail);
 }
 
 // Copies the .bin files of `dirs` into STAGE/binary_meta; of a name in several, the last
@@ -171,8 +172,7 @@ wal::Status Seal(const RestorePlan& plan, const cut::ClusterInfo& cluster, const
     std::string shown;
     for (size_t i = 0; i < lines.size() && i < 5; ++i) shown += (i ? "; " : "") + lines[i];
     if (lines.size() > 5) shown += fmt::format("; and {} more", lines.size() - 5);
-    return wal::Status::Corruption(
-        fmt::format("{} ({} conflict(s)): {}", kDisagreement, lines.size(), shown));
+    return wal::Status::Corruption(fmt::format("{} ({} conflict(s)): {}", kDisagreement, lines.size(), shown));
   }
   out->conflicts = report->conflicts;
   m.forced = true;
@@ -270,7 +270,8 @@ wal::Result<RestoreOutcome> WriteRestore(const RestorePlan& plan, const cut::Clu
   RestoreOutcome out;
   wal::Status s = RestoreNodes(plan, job, staged->dir(), &out);
   if (s.ok()) {
-    s = Seal(plan, cluster != nullptr ? *cluster : DeriveIgniteCluster(plan, out.manifest, job), job, staged->dir(), &out);
+    s = Seal(plan, cluster != nullptr ? *cluster : DeriveIgniteCluster(plan, out.manifest, job), job, staged->dir(),
+             &out);
   }
   if (s.ok() && Cancelled(job)) s = wal::Status::Cancelled("restore interrupted");
   // Every file and folder written is made durable at once, then published.

@@ -24,9 +24,9 @@ namespace recovery {
 
 struct RestoreJob {
   std::string out;
-  unsigned jobs = 0;                      // nodes restored at once; 0: one per core
-  bool force = false;                     // keep output whose copies disagree, marked so
-  std::vector<std::string> only_nodes;    // the plan's nodes, when limited by the user
+  unsigned jobs = 0;                                   // nodes restored at once; 0: one per core
+  bool force = false;                                  // keep output whose copies disagree, marked so
+  std::vector<std::string> only_nodes;                 // the plan's nodes, when limited by the user
   std::vector<uint32_t> only_caches, only_partitions;  // the plan's subset (NodePlan), recorded
   // Of Apache Ignite's WAL: the folders of its binary metadata (db/binary_meta/<node>),
   // whose .bin files are copied to OUT/binary_meta, so the restored objects can be named.
@@ -42,10 +42,10 @@ struct RestoreJob {
 
 struct RestoreOutcome {
   RestoreManifest manifest;
-  std::vector<size_t> partitions;         // per node of the manifest: partition files written
-  std::vector<Conflict> conflicts;        // what verify found (only with force)
-  std::vector<std::string> warnings;      // binary metadata files that could not be copied;
-                                          // the copies of ATOMIC caches that differ
+  std::vector<size_t> partitions;     // per node of the manifest: partition files written
+  std::vector<Conflict> conflicts;    // what verify found (only with force)
+  std::vector<std::string> warnings;  // binary metadata files that could not be copied;
+                                      // the copies of ATOMIC caches that differ
 };
 
 // kAlreadyExists for an OUT that exists and is neither an empty directory nor an

@@ -35,7 +35,8 @@ wal::Result<SnapshotMeta> ParseSnapshotFile(std::string_view text, const std::st
     if (o.Uint("schema") != 1) throw cut::JsonFieldError("schema: not 1");
     SnapshotMeta m;
     m.name = o.String("name", 255);
-    if (!cut::IsSafeName(m.name)) throw cut::JsonFieldError(fmt::format("name: \"{}\" cannot be a snapshot name", m.name));
+    if (!cut::IsSafeName(m.name))
+      throw cut::JsonFieldError(fmt::format("name: \"{}\" cannot be a snapshot name", m.name));
     m.node = o.String("node", 255);
     m.pointer = o.Pointer("pointer");
     m.topology_version = static_cast<uint32_t>(o.Uint("topology_version", UINT32_MAX));

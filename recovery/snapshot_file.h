@@ -13,9 +13,9 @@
 namespace recovery {
 
 struct SnapshotMeta {
-  std::string name;          // the snapshot's name, a safe file name (cut::IsSafeName)
-  std::string node;          // the node it was taken on
-  wal::Pointer pointer;      // its CLUSTER_SNAPSHOT record in the node's WAL
+  std::string name;      // the snapshot's name, a safe file name (cut::IsSafeName)
+  std::string node;      // the node it was taken on
+  wal::Pointer pointer;  // its CLUSTER_SNAPSHOT record in the node's WAL
   uint32_t topology_version = 0;
   uint64_t timestamp = 0;
 };

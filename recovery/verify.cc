@@ -10,9 +10,9 @@
 
 #include "libcut/cluster_file.h"
 #include "libwal/file_io.h"
+#include "libwal/staged_output.h"
 #include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
-#include "libwal/staged_output.h"
 
 namespace recovery {
 
@@ -39,19 +39,28 @@ void CompareCopies(uint32_t cache, uint32_t partition, const std::vector<CopyInf
     const CopyInfo& a = list[0];
     const CopyInfo& b = list[i];
     if (a.lwm != b.lwm || a.hwm != b.hwm) {
-      out->push_back({ConflictKind::kCounter, cache, partition, {a.node, b.node},
+      out->push_back({ConflictKind::kCounter,
+                      cache,
+                      partition,
+                      {a.node, b.node},
                       fmt::format("counter {} (lwm {}, hwm {}) on {}, {} (lwm {}, hwm {}) on {}", a.lwm, a.lwm, a.hwm,
                                   a.node, b.lwm, b.lwm, b.hwm, b.node)});
     }
     if (a.hash != b.hash) {
-      out->push_back({ConflictKind::kContent, cache, partition, {a.node, b.node},
+      out->push_back({ConflictKind::kContent,
+                      cache,
+                      partition,
+                      {a.node, b.node},
                       fmt::format("content hash 0x{:016x} ({} entries) on {}, 0x{:016x} ({} entries) on {}", a.hash,
                                   a.entries, a.node, b.hash, b.entries, b.node)});
     }
   }
   for (const auto& ci : list) {
     if (ci.lwm != ci.hwm) {
-      out->push_back({ConflictKind::kCounter, cache, partition, {ci.node},
+      out->push_back({ConflictKind::kCounter,
+                      cache,
+                      partition,
+                      {ci.node},
                       fmt::format("open gaps on {}: lwm {} below hwm {}", ci.node, ci.lwm, ci.hwm)});
     }
   }
@@ -113,7 +122,8 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
       uint32_t c = 0, p = 0;
       ParsePartitionFileName(file, &c, &p);
       if (!Wanted(caches, c)) continue;
-      report->conflicts.push_back({ConflictKind::kManifest, c, p, {node}, fmt::format("\"{}/{}\" is in restore.json but missing", data, file)});
+      report->conflicts.push_back(
+          {ConflictKind::kManifest, c, p, {node}, fmt::format("\"{}/{}\" is in restore.json but missing", data, file)});
     }
   }
   for (const auto& name : names) {
@@ -126,28 +136,40 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
     auto holders = expected.holders.find({c, p});
     if (holders == expected.holders.end() ||
         std::find(holders->second.begin(), holders->second.end(), node) == holders->second.end()) {
-      report->conflicts.push_back({ConflictKind::kUnexpectedCopy, c, p, {node},
-                                   fmt::format("\"{}\": {} holds no copy of cache {} partition {} by the assignment", path,
-                                               node, c, p)});
+      report->conflicts.push_back(
+          {ConflictKind::kUnexpectedCopy,
+           c,
+           p,
+           {node},
+           fmt::format("\"{}\": {} holds no copy of cache {} partition {} by the assignment", path, node, c, p)});
     }
     auto bytes = wal::ReadFileToString(path, kMaxPartitionFileBytes);
     auto pf = bytes.ok() ? DecodePartitionFile(*bytes) : wal::Result<PartitionFile>(bytes.status());
     if (!pf.ok()) {
-      report->conflicts.push_back({ConflictKind::kChecksum, c, p, {node}, fmt::format("\"{}\": {}", path, pf.status().message())});
+      report->conflicts.push_back(
+          {ConflictKind::kChecksum, c, p, {node}, fmt::format("\"{}\": {}", path, pf.status().message())});
       continue;
     }
     if (pf->cache_id != c || pf->partition != p) {
-      report->conflicts.push_back({ConflictKind::kChecksum, c, p, {node},
-                                   fmt::format("\"{}\" holds cache {} partition {}", path, pf->cache_id, pf->partition)});
+      report->conflicts.push_back(
+          {ConflictKind::kChecksum,
+           c,
+           p,
+           {node},
+           fmt::format("\"{}\" holds cache {} partition {}", path, pf->cache_id, pf->partition)});
       continue;
     }
     if (restored) {
       auto w = want.find(name);
       const uint64_t have = FileChecksum(*bytes);
       if (w == want.end()) {
-        report->conflicts.push_back({ConflictKind::kManifest, c, p, {node}, fmt::format("\"{}\" is not in restore.json", path)});
+        report->conflicts.push_back(
+            {ConflictKind::kManifest, c, p, {node}, fmt::format("\"{}\" is not in restore.json", path)});
       } else if (w->second->checksum != have) {
-        report->conflicts.push_back({ConflictKind::kManifest, c, p, {node},
+        report->conflicts.push_back({ConflictKind::kManifest,
+                                     c,
+                                     p,
+                                     {node},
                                      fmt::format("\"{}\": checksum 0x{:016x} but restore.json recorded 0x{:016x}", path,
                                                  have, w->second->checksum)});
       }
@@ -162,8 +184,8 @@ uint64_t PartitionFilesVerified() { return files_verified.load(std::memory_order
 
 wal::Result<VerifyReport> VerifyDirectory(const std::string& dir, const std::vector<uint32_t>& caches) {
   if (wal::IsUnfinishedOutput(dir)) {
-    return wal::Status::Corruption(fmt::format("\"{}\" is unfinished ({} is there): write it again, or remove it", dir,
-                                               wal::kIncompleteMarker));
+    return wal::Status::Corruption(
+        fmt::format("\"{}\" is unfinished ({} is there): write it again, or remove it", dir, wal::kIncompleteMarker));
   }
   return VerifyStaged(dir, caches);
 }
@@ -185,8 +207,8 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector
   const cut::TopologyInfo* version =
       report.restored ? cluster->FindVersion(manifest->topology_version) : &cluster->versions.back();
   if (version == nullptr) {
-    return wal::Status::Corruption(fmt::format("\"{}/restore.json\" names topology version {}, before any in cluster.json",
-                                               dir, manifest->topology_version));
+    return wal::Status::Corruption(fmt::format(
+        "\"{}/restore.json\" names topology version {}, before any in cluster.json", dir, manifest->topology_version));
   }
   const Expected expected =
       ExpectedCopies(*cluster, *version, report.restored ? manifest->only_nodes : std::vector<std::string>{},
@@ -199,7 +221,10 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector
         if (n.node == node) listed = &n;
       }
       if (listed == nullptr) {
-        report.conflicts.push_back({ConflictKind::kManifest, 0, 0, {node},
+        report.conflicts.push_back({ConflictKind::kManifest,
+                                    0,
+                                    0,
+                                    {node},
                                     fmt::format("{} should have been restored (topology version {}), but restore.json "
                                                 "does not list it",
                                                 node, version->version)});
@@ -210,7 +235,10 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector
   if (report.restored) {
     for (const auto& n : manifest->nodes) {
       if (std::find(expected.nodes.begin(), expected.nodes.end(), n.node) == expected.nodes.end()) {
-        report.conflicts.push_back({ConflictKind::kManifest, 0, 0, {n.node},
+        report.conflicts.push_back({ConflictKind::kManifest,
+                                    0,
+                                    0,
+                                    {n.node},
                                     fmt::format("restore.json lists {}, which holds no copy at topology version {}",
                                                 n.node, version->version)});
       }
@@ -226,7 +254,8 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector
     const auto& list = copies[key];
     std::vector<std::string> missing;
     for (const auto& n : holders) {
-      if (std::none_of(list.begin(), list.end(), [&](const CopyInfo& ci) { return ci.node == n; })) missing.push_back(n);
+      if (std::none_of(list.begin(), list.end(), [&](const CopyInfo& ci) { return ci.node == n; }))
+        missing.push_back(n);
     }
     if (!missing.empty()) {
       report.conflicts.push_back({ConflictKind::kMissingCopy, key.first, key.second, missing,

@@ -22,10 +22,10 @@ enum class ConflictKind : uint8_t {
   kManifest,        // a file that is not the one restore.json recorded
   kForced,          // restore.json says the restore was kept with --force
   // Of Apache Ignite's page files (ignite_verify.h):
-  kDamaged,         // a page or row that does not read (CRC, page id, entry, link)
-  kNotRead,         // a node, metadata or file that was not given or cannot be read
-  kState,           // a partition copy that is not OWNING
-  kSize,            // a partition meta page whose size is not the rows its pages hold
+  kDamaged,  // a page or row that does not read (CRC, page id, entry, link)
+  kNotRead,  // a node, metadata or file that was not given or cannot be read
+  kState,    // a partition copy that is not OWNING
+  kSize,     // a partition meta page whose size is not the rows its pages hold
 };
 // "missing-copy".
 const char* ConflictKindName(ConflictKind kind);
@@ -71,7 +71,6 @@ struct CopyInfo {
 
 // The rule copies of one partition must follow, stated once for verify and restore: the
 // same counter and content hash on every copy, and no open gap (lwm below hwm).
-void CompareCopies(uint32_t cache, uint32_t partition, const std::vector<CopyInfo>& copies,
-                   std::vector<Conflict>* out);
+void CompareCopies(uint32_t cache, uint32_t partition, const std::vector<CopyInfo>& copies, std::vector<Conflict>* out);
 
 }  // namespace recovery

@@ -12,13 +12,9 @@ namespace sim {
 
 void NodeCutListener::WriteStart(const wal::CutStartRecord& r) { cluster_->OnWriteStart(node_, r); }
 
-void NodeCutListener::WriteFinish(const wal::CutFinishRecord& r) {
-  cluster_->OnWriteFinish(node_, r);
-}
+void NodeCutListener::WriteFinish(const wal::CutFinishRecord& r) { cluster_->OnWriteFinish(node_, r); }
 
-void NodeCutListener::CutFailed(const Uuid& id, const std::string& reason) {
-  cluster_->OnCutFailed(node_, id, reason);
-}
+void NodeCutListener::CutFailed(const Uuid& id, const std::string& reason) { cluster_->OnCutFailed(node_, id, reason); }
 
 namespace {
 
@@ -66,8 +62,7 @@ Status Cluster::Setup() {
   key_name_.resize(c_.accounts);
   for (uint32_t a = 0; a < c_.accounts; ++a) {
     key_name_[a] = fmt::format("acct-{}", a);
-    key_partition_[a] =
-        static_cast<uint32_t>(XXH3_64bits(key_name_[a].data(), key_name_[a].size()) % c_.partitions);
+    key_partition_[a] = static_cast<uint32_t>(XXH3_64bits(key_name_[a].data(), key_name_[a].size()) % c_.partitions);
   }
   RecordTopology("start");
   lock_queue_.resize(c_.accounts);

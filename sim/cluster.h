@@ -51,15 +51,15 @@ struct Event {
   uint64_t seq = 0;
   EventKind kind = EventKind::kMessage;
   MsgType type = MsgType::kLockRequest;
-  bool flag = false;        // commit (finish requests), committed (1PC responses)
+  bool flag = false;  // commit (finish requests), committed (1PC responses)
   uint32_t from = 0;
   uint32_t to = 0;
-  uint32_t tx = kNone;      // transaction slot
-  uint32_t gen = 0;         // slot generation, to drop events of a finished slot
+  uint32_t tx = kNone;  // transaction slot
+  uint32_t gen = 0;     // slot generation, to drop events of a finished slot
   uint32_t group = 0;
   uint32_t cut_topver = 0;
-  Uuid cut;                 // wrapping: the sender's running cut id
-  Uuid stamp;               // txCutId on finish requests and 1PC responses
+  Uuid cut;    // wrapping: the sender's running cut id
+  Uuid stamp;  // txCutId on finish requests and 1PC responses
   bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
@@ -75,10 +75,10 @@ enum RoleState : uint8_t { kRoleNone, kRolePrepared, kRoleCommitted, kRoleRolled
 // The keys of one transaction that share a primary.
 struct Group {
   uint32_t primary = 0;
-  std::vector<uint32_t> keys;      // indices into Tx::accounts
-  std::vector<uint32_t> backups;   // union of the backups of the keys' partitions
+  std::vector<uint32_t> keys;     // indices into Tx::accounts
+  std::vector<uint32_t> backups;  // union of the backups of the keys' partitions
   std::vector<Reservation> reservations;
-  uint32_t waiting_locks = 0;      // keys whose lock queue this group is not at the head of
+  uint32_t waiting_locks = 0;  // keys whose lock queue this group is not at the head of
   bool lock_requested = false;
   bool locked = false;
   uint32_t backup_acks = 0;
@@ -90,17 +90,17 @@ struct Group {
 
 struct Tx {
   uint32_t gen = 0;
-  bool live = false;            // not yet done at the near node
-  uint32_t pending = 0;         // messages in flight that refer to this slot
+  bool live = false;     // not yet done at the near node
+  uint32_t pending = 0;  // messages in flight that refer to this slot
   TxId xid;
   uint32_t near = 0;
   uint32_t topver = 1;
   uint64_t started_at = 0;
   std::vector<uint32_t> accounts;
   std::vector<int64_t> new_balance;
-  std::vector<uint8_t> existed;    // per key: the account existed when read under the lock
-  std::vector<uint8_t> exists;     // per key: it exists after the transaction (0: deleted)
-  std::vector<uint64_t> counter;   // per key, assigned at prepare
+  std::vector<uint8_t> existed;   // per key: the account existed when read under the lock
+  std::vector<uint8_t> exists;    // per key: it exists after the transaction (0: deleted)
+  std::vector<uint64_t> counter;  // per key, assigned at prepare
   std::vector<Group> groups;
   std::vector<wal::Participant> participants;
   uint32_t locks_pending = 0;
@@ -112,8 +112,8 @@ struct Tx {
   bool freed = true;
   Uuid stamp;
   uint64_t outcome_order = 0;
-  bool recovered = false;       // finished by transaction recovery: its messages are void
-  uint8_t decided = 0;          // 2PC: the near node's decision, 1 commit, 2 roll back
+  bool recovered = false;          // finished by transaction recovery: its messages are void
+  uint8_t decided = 0;             // 2PC: the near node's decision, 1 commit, 2 roll back
   uint32_t unknown_group = kNone;  // the role that ends UNKNOWN (--unknown-rate)
   uint32_t unknown_node = kNone;
 };
@@ -153,20 +153,20 @@ struct Node {
   std::unique_ptr<NodeCutListener> listener;
   std::unique_ptr<cut::CutManager> cm;
   std::unique_ptr<wal::WalWriter> wal;
-  std::vector<PartitionCopy> parts;     // by partition
-  std::vector<int64_t> balance;         // by account (meaningful for held partitions)
-  std::vector<uint8_t> open;            // by account: 1 while it exists (a closed one is deleted)
-  std::vector<uint64_t> key_counter;    // by account: counter of the write held
-  uint64_t local_order = 0;             // for transaction ids started here
-  uint32_t next_discovery = 0;          // index into the discovery log
+  std::vector<PartitionCopy> parts;   // by partition
+  std::vector<int64_t> balance;       // by account (meaningful for held partitions)
+  std::vector<uint8_t> open;          // by account: 1 while it exists (a closed one is deleted)
+  std::vector<uint64_t> key_counter;  // by account: counter of the write held
+  uint64_t local_order = 0;           // for transaction ids started here
+  uint32_t next_discovery = 0;        // index into the discovery log
   uint64_t last_discovery_at = 0;
   uint32_t seen_topver = 1;
-  bool alive = true;                    // not crashed
-  bool joined = true;                   // false for a client that joins later
-  uint32_t left_topver = 0;             // the version its leave made
-  Pointer last_record;                  // of the WAL, for a torn tail
-  Uuid last_record_finishes;            // the cut whose Finish record is last_record, if it is one
-  std::vector<Event> parked;            // messages of a topology version not seen yet
+  bool alive = true;          // not crashed
+  bool joined = true;         // false for a client that joins later
+  uint32_t left_topver = 0;   // the version its leave made
+  Pointer last_record;        // of the WAL, for a torn tail
+  Uuid last_record_finishes;  // the cut whose Finish record is last_record, if it is one
+  std::vector<Event> parked;  // messages of a topology version not seen yet
 };
 
 struct DiscoveryEvent {
@@ -196,8 +196,8 @@ struct CutRun {
   uint32_t topver = 1;
   uint64_t initiated_at = 0;
   uint32_t finished = 0;
-  uint32_t baseline = 0;            // servers of its topology
-  uint32_t finish_records = 0;      // Finish records written by them
+  uint32_t baseline = 0;        // servers of its topology
+  uint32_t finish_records = 0;  // Finish records written by them
   bool failed = false;
   std::string reason;
   bool done = false;
@@ -230,8 +230,7 @@ class Cluster {
     queue_.push(e);
   }
   uint64_t Delay(MsgType t);
-  void Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t group, bool flag,
-            const Uuid& stamp);
+  void Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t group, bool flag, const Uuid& stamp);
   void Handle(const Event& e);
   void HandleMessage(const Event& e);
   void HandleDiscovery(uint32_t n);
@@ -284,8 +283,7 @@ class Cluster {
 
   // Local roles: a node's part of one group (as primary, or as one of its backups).
   void LogPrepared(uint32_t n, Tx& t, Group& g, bool primary);
-  void CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp,
-                  bool recovery = false);
+  void CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp, bool recovery = false);
   void RollbackRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, bool recovery = false);
 
   uint32_t PartitionOf(uint32_t account) const { return key_partition_[account]; }
@@ -318,35 +316,34 @@ class Cluster {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
   std::vector<Node> nodes_;
   std::vector<uint32_t> servers_, clients_, near_candidates_;
-  std::vector<std::vector<uint32_t>> assignment_;   // partition -> primary, backups...
+  std::vector<std::vector<uint32_t>> assignment_;  // partition -> primary, backups...
   std::vector<uint32_t> key_partition_;
   std::vector<std::string> key_name_;
   std::vector<std::vector<LockWaiter>> lock_queue_;  // by account, at its primary
   std::vector<size_t> lock_head_;
   std::vector<Tx> txs_;
   std::vector<uint32_t> free_slots_;
-  std::vector<uint64_t> channel_last_;               // FIFO: last delivery time per channel
+  std::vector<uint64_t> channel_last_;  // FIFO: last delivery time per channel
   std::vector<DiscoveryEvent> discovery_;
   std::vector<CutRun> cuts_;
   uint64_t started_txs_ = 0;
   uint64_t finished_txs_ = 0;
   uint64_t outcome_seq_ = 0;
-  uint64_t next_cut_at_ = 0;                         // finished count that starts the next cut
+  uint64_t next_cut_at_ = 0;  // finished count that starts the next cut
   uint64_t cut_spacing_ = 0;
   SimSummary summary_;
   std::vector<PendingFault> faults_;
   std::vector<TopologyVersion> topologies_;
-  uint32_t topver_ = 1;                              // the latest version discovery made
-  uint32_t coordinator_ = 0;                         // the oldest live server: the initiator
-  bool exchange_pending_ = false;                    // a leave is not yet seen everywhere
-  uint32_t exchange_waiting_ = 0;                    // live nodes yet to see it
-  uint32_t exchange_node_ = kNone;                   // who left
-  bool quiescing_ = false;                           // waiting for idle, to take a full snapshot
-  uint64_t deferred_starts_ = 0;                     // transactions held back meanwhile
+  uint32_t topver_ = 1;             // the latest version discovery made
+  uint32_t coordinator_ = 0;        // the oldest live server: the initiator
+  bool exchange_pending_ = false;   // a leave is not yet seen everywhere
+  uint32_t exchange_waiting_ = 0;   // live nodes yet to see it
+  uint32_t exchange_node_ = kNone;  // who left
+  bool quiescing_ = false;          // waiting for idle, to take a full snapshot
+  uint64_t deferred_starts_ = 0;    // transactions held back meanwhile
   uint32_t snapshots_ = 0;
   std::unique_ptr<std::ofstream> truth_txs_;
   std::vector<std::string> value_scratch_;
 };
-
 
 }  // namespace sim

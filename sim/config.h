@@ -23,8 +23,8 @@ enum class MsgType : uint8_t {
   kNearFinishRequest,
   kNearFinishResponse,
   kDhtFinishRequest,
-  kCutFinished,   // node -> initiator: Finish record written
-  kCutFailed,     // node -> initiator: the cut failed here
+  kCutFinished,  // node -> initiator: Finish record written
+  kCutFailed,    // node -> initiator: the cut failed here
   kCount,
 };
 const char* MsgTypeName(MsgType t);
@@ -44,7 +44,7 @@ enum class FaultKind { kCrashServer, kCrashClient, kJoinClient };
 
 struct Fault {
   FaultKind kind = FaultKind::kCrashServer;
-  std::string node;   // "node-2", "client-0"; empty for a join
+  std::string node;  // "node-2", "client-0"; empty for a join
   FaultTime when;
 };
 
@@ -70,7 +70,7 @@ struct SimConfig {
   uint32_t keys_per_tx = 2;
   NearMode near = NearMode::kAny;
   uint32_t cuts = 3;
-  uint64_t cut_interval = 0;        // finished transactions between cuts; 0 = spread evenly
+  uint64_t cut_interval = 0;  // finished transactions between cuts; 0 = spread evenly
   uint64_t seed = 1;
   uint64_t segment_size = 16ull << 20;
   bool compress = false;
@@ -87,17 +87,17 @@ struct SimConfig {
   // The Start record is written this long after the atomic start (background step).
   double start_delay_us = 200;
   double lock_timeout_ms = 100;
-  double close_rate = 0.01;         // share of transfers that close (delete) their first account
-  double rollback_rate = 0;         // share of 2PC transactions the near node rolls back
-  double unknown_rate = 0;          // share of 2PC transactions one participant ends UNKNOWN
-  std::vector<Fault> faults;        // crashes and joins, in the order given
-  bool torn_tail = false;           // a crashed server's last record is cut short
+  double close_rate = 0.01;   // share of transfers that close (delete) their first account
+  double rollback_rate = 0;   // share of 2PC transactions the near node rolls back
+  double unknown_rate = 0;    // share of 2PC transactions one participant ends UNKNOWN
+  std::vector<Fault> faults;  // crashes and joins, in the order given
+  bool torn_tail = false;     // a crashed server's last record is cut short
   cut::InjectedBug bug = cut::InjectedBug::kNone;
 
   // Scenario controls (tests drive the protocol through these; not on the command line).
-  std::vector<double> cut_at_us;       // start cuts at these simulated times instead
-  bool constant_delays = false;        // every delay is exactly its mean (plus the minimum)
-  int32_t fixed_near = -1;             // every transaction starts on this node index
+  std::vector<double> cut_at_us;         // start cuts at these simulated times instead
+  bool constant_delays = false;          // every delay is exactly its mean (plus the minimum)
+  int32_t fixed_near = -1;               // every transaction starts on this node index
   std::vector<uint32_t> fixed_accounts;  // every transaction touches exactly these accounts
 };
 

@@ -109,7 +109,7 @@ void Cluster::MaybeStartCut() {
 
 void Cluster::InitiateCut() {
   if (!cuts_.empty() && !cuts_.back().done) return;  // the previous cut still runs
-  if (Blocked()) return;  // an exchange or a full snapshot comes first
+  if (Blocked()) return;                             // an exchange or a full snapshot comes first
   CutRun run;
   run.id = Uuid{rng_.Next(), rng_.Next()};
   // The version of the latest discovery event: the cut's message follows it.

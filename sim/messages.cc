@@ -7,10 +7,10 @@
 namespace sim {
 
 const char* MsgTypeName(MsgType t) {
-  static constexpr const char* kNames[] = {
-      "LockRequest",        "LockResponse",        "LockRelease",      "NearPrepareRequest",
-      "NearPrepareResponse", "DhtPrepareRequest",  "DhtPrepareResponse", "NearFinishRequest",
-      "NearFinishResponse", "DhtFinishRequest",    "CutFinished",      "CutFailed"};
+  static constexpr const char* kNames[] = {"LockRequest",        "LockResponse",        "LockRelease",
+                                           "NearPrepareRequest", "NearPrepareResponse", "DhtPrepareRequest",
+                                           "DhtPrepareResponse", "NearFinishRequest",   "NearFinishResponse",
+                                           "DhtFinishRequest",   "CutFinished",         "CutFailed"};
   return t < MsgType::kCount ? kNames[static_cast<size_t>(t)] : "?";
 }
 
@@ -31,8 +31,7 @@ uint64_t Cluster::Delay(MsgType t) {
   return static_cast<uint64_t>((c_.delay_min_us + drawn) * kNsPerUs);
 }
 
-void Cluster::Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t group, bool flag,
-                   const Uuid& stamp) {
+void Cluster::Send(MsgType t, uint32_t from, uint32_t to, uint32_t tx, uint32_t group, bool flag, const Uuid& stamp) {
   Event e;
   e.kind = EventKind::kMessage;
   e.type = t;

@@ -83,7 +83,8 @@ Status Cluster::WriteSnapshot(uint32_t s, const std::string& name) {
   n.last_record_finishes = {};
   WAL_RETURN_IF_ERROR(n.wal->Flush());
   recovery::SnapshotMeta meta{name, n.name, *ptr, topver_, now_};
-  return wal::WriteFileAtomically(dir + "/" + recovery::kSnapshotFileName, recovery::EncodeSnapshotFile(meta), c_.fsync);
+  return wal::WriteFileAtomically(dir + "/" + recovery::kSnapshotFileName, recovery::EncodeSnapshotFile(meta),
+                                  c_.fsync);
 }
 
 // The cluster is idle after a server left: every survivor takes a new full snapshot, and

@@ -31,8 +31,7 @@ void Cluster::LogPrepared(uint32_t n, Tx& t, Group& g, bool primary) {
   nodes_[n].cm->OnTxPrepared(t.xid);
 }
 
-void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp,
-                         bool recovery) {
+void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, const Uuid& stamp, bool recovery) {
   Tx& t = txs_[tx];
   Group& g = t.groups[group];
   Node& node = nodes_[n];
@@ -74,7 +73,8 @@ void Cluster::CommitRole(uint32_t n, uint32_t tx, uint32_t group, bool primary, 
   r.xid = t.xid;
   r.topology_version = t.topver;
   r.timestamp = now_;
-  r.flags = static_cast<uint8_t>((t.one_phase ? wal::kTxFlagOnePhase : 0) | (recovery ? wal::kTxFlagRecoveryFinish : 0));
+  r.flags =
+      static_cast<uint8_t>((t.one_phase ? wal::kTxFlagOnePhase : 0) | (recovery ? wal::kTxFlagRecoveryFinish : 0));
   r.participants = t.participants;
   Log(n, r);
   StateOf(g, n, primary) = kRoleCommitted;

@@ -31,8 +31,8 @@ struct SimSummary {
   uint64_t simulated_ns = 0;
   uint64_t crashes = 0;
   uint64_t joins = 0;
-  uint64_t txs_recovered = 0;   // finished on some node by transaction recovery
-  uint64_t gaps_closed = 0;     // by the exchange after a server left
+  uint64_t txs_recovered = 0;  // finished on some node by transaction recovery
+  uint64_t gaps_closed = 0;    // by the exchange after a server left
   std::vector<NodeSummary> nodes;
   cut::CutStats classification;  // summed over server nodes
 };

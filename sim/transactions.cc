@@ -115,8 +115,7 @@ void Cluster::GroupByPrimary(Tx& t) {
     }
   }
   t.groups.resize(ngroups);
-  std::sort(t.groups.begin(), t.groups.end(),
-            [](const Group& a, const Group& b) { return a.primary < b.primary; });
+  std::sort(t.groups.begin(), t.groups.end(), [](const Group& a, const Group& b) { return a.primary < b.primary; });
   t.participants.clear();
   for (auto& g : t.groups) {
     g.waiting_locks = 0;

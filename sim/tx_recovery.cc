@@ -54,8 +54,8 @@ void Cluster::RecoverTransactions(uint32_t gone) {
     if (t.freed || t.recovered) continue;
     bool involved = t.near == gone;
     for (const auto& g : t.groups) {
-      involved = involved || g.primary == gone ||
-                 std::find(g.backups.begin(), g.backups.end(), gone) != g.backups.end();
+      involved =
+          involved || g.primary == gone || std::find(g.backups.begin(), g.backups.end(), gone) != g.backups.end();
     }
     if (!involved) continue;
     t.recovered = true;

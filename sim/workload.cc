@@ -22,19 +22,22 @@ void Cluster::Transfer(Tx& t) {
   }
   if (closed > 0) {
     const int64_t have = giver == k ? 0 : t.new_balance[giver];
-    int64_t amount = have <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(have, 100)) + 1));
+    int64_t amount =
+        have <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(have, 100)) + 1));
     if (giver != k) t.new_balance[giver] -= amount;
     size_t given = 0;
     for (size_t i = 0; i < k; ++i) {
       if (t.existed[i]) continue;
-      int64_t share = amount / static_cast<int64_t>(closed) + (given++ == 0 ? amount % static_cast<int64_t>(closed) : 0);
+      int64_t share =
+          amount / static_cast<int64_t>(closed) + (given++ == 0 ? amount % static_cast<int64_t>(closed) : 0);
       t.new_balance[i] = share;
       t.exists[i] = 1;
     }
     return;
   }
   int64_t from = t.new_balance[0];
-  int64_t amount = from <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(from, 100)) + 1));
+  int64_t amount =
+      from <= 0 ? 0 : static_cast<int64_t>(rng_.Below(static_cast<uint64_t>(std::min<int64_t>(from, 100)) + 1));
   if (c_.close_rate > 0 && rng_.Unit() < c_.close_rate) {
     amount = from;
     t.exists[0] = 0;

@@ -79,8 +79,9 @@ int RunWalcut(const std::vector<std::string>& args, Output& output, Interrupt* i
   CommandContext ctx;
   ctx.output = &output;
   ctx.interrupt = interrupt;
-  CLI::App app{"walcut: write-ahead log toolkit for partitioned, replicated, transactional "
-               "key-value stores"};
+  CLI::App app{
+      "walcut: write-ahead log toolkit for partitioned, replicated, transactional "
+      "key-value stores"};
   app.name("walcut");
   app.set_version_flag("--version", std::string("walcut ") + kVersion);
   app.require_subcommand(1);

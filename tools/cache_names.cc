@@ -31,8 +31,10 @@ bool ResolveCacheNames(const std::vector<std::string>& wanted, const std::map<ui
     }
     if (!id) {
       std::string have;
-      for (const auto& [cid, name] : known) have += fmt::format("{}{} ({})", have.empty() ? "" : ", ", name, spelled(cid));
-      output.Error("--cache: no cache \"{}\" in \"{}\"{}", want, dir, have.empty() ? "" : " (its caches: " + have + ")");
+      for (const auto& [cid, name] : known)
+        have += fmt::format("{}{} ({})", have.empty() ? "" : ", ", name, spelled(cid));
+      output.Error("--cache: no cache \"{}\" in \"{}\"{}", want, dir,
+                   have.empty() ? "" : " (its caches: " + have + ")");
       return false;
     }
     ids->push_back(*id);

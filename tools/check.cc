@@ -44,14 +44,17 @@ void CheckText(const cut::ClusterReport& report, const std::vector<size_t>& chos
     for (const auto& v : c.violations) {
       std::string nodes;
       for (const auto& n : v.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-      fmt::format_to(it, "  {}{} [{}]: {}\n", cut::KindName(v.kind), v.xid ? " tx " + v.xid->ToString() : "", nodes, v.detail);
+      fmt::format_to(it, "  {}{} [{}]: {}\n", cut::KindName(v.kind), v.xid ? " tx " + v.xid->ToString() : "", nodes,
+                     v.detail);
     }
   }
   std::string nodes;
   if (!report.problems.empty()) nodes = fmt::format(" ({} node(s) not read whole)", report.problems.size());
   if (!report.membership_known) {
-    nodes += fmt::format(" ({} node(s) read; which nodes the cluster has is not known: give its cluster.json with "
-                         "--cluster, or its whole directory)", report.nodes);
+    nodes += fmt::format(
+        " ({} node(s) read; which nodes the cluster has is not known: give its cluster.json with "
+        "--cluster, or its whole directory)",
+        report.nodes);
   }
   fmt::format_to(it, "{} cut(s) checked, {} consistent: {}{}\n", chosen.size(), consistent,
                  bad ? "PROBLEMS FOUND" : "ok", nodes);

@@ -21,7 +21,7 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
                   "With --summary: binary (compact, checksummed; the default) or json (for reading)")
       ->check(CLI::IsMember({"binary", "json"}));
   sub->add_flag("--append", o->append,
-               "With --summary: read only the WAL written since FILE (kept in FILE.resume), and update FILE");
+                "With --summary: read only the WAL written since FILE (kept in FILE.resume), and update FILE");
   auto cut = std::make_shared<std::string>();
   auto axis = std::make_shared<std::string>("time");
   auto from = std::make_shared<double>(-1), to = std::make_shared<double>(-1);

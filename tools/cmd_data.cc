@@ -32,9 +32,9 @@ void RegisterData(CLI::App& app, CommandContext& ctx) {
       throw CLI::ValidationError("--json", "prints --format json; it goes with no other --format");
     }
     o->format = common->json || *format == "json" ? DataFormat::kJson
-                : *format == "jsonl"               ? DataFormat::kJsonl
-                : *format == "csv"                 ? DataFormat::kCsv
-                                                   : DataFormat::kText;
+                : *format == "jsonl"              ? DataFormat::kJsonl
+                : *format == "csv"                ? DataFormat::kCsv
+                                                  : DataFormat::kText;
     if (o->Rows() && o->summary) throw CLI::ValidationError("--summary", "has no rows to print as " + *format);
     common->json = o->format == DataFormat::kJson;
     o->json = common->json;

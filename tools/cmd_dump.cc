@@ -5,9 +5,9 @@
 #include "libwal/ignite_record.h"
 #include "libwal/record.h"
 #include "tools/command.h"
-#include "tools/time_target.h"
 #include "tools/dump.h"
 #include "tools/json_writer.h"
+#include "tools/time_target.h"
 
 namespace tools {
 namespace {
@@ -72,8 +72,8 @@ std::string Validate(DumpArgs& a) {
     o.from = wal::Pointer::Parse(a.from);
     if (!o.from) errors.push_back(fmt::format("--from: \"{}\" is not a pointer (SEG:OFF)", a.from));
   }
-  for (auto [flag, text, out] : {std::make_tuple("--since", &a.since, &o.since),
-                                  std::make_tuple("--until", &a.until, &o.until)}) {
+  for (auto [flag, text, out] :
+       {std::make_tuple("--since", &a.since, &o.since), std::make_tuple("--until", &a.until, &o.until)}) {
     if (text->empty()) continue;
     TimeTarget t;
     std::string why;
@@ -97,9 +97,12 @@ std::string Validate(DumpArgs& a) {
     for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     o.cut = lower;
   }
-  if (a.values == "show") o.values = ValuesMode::kShow;
-  else if (a.values == "hide") o.values = ValuesMode::kHide;
-  else if (a.values == "hash") o.values = ValuesMode::kHash;
+  if (a.values == "show")
+    o.values = ValuesMode::kShow;
+  else if (a.values == "hide")
+    o.values = ValuesMode::kHide;
+  else if (a.values == "hash")
+    o.values = ValuesMode::kHash;
   if (a.follow_idle >= 0) o.follow_idle = a.follow_idle;
   if (o.follow && o.stats) errors.push_back("--follow and --stats cannot be combined");
   std::string joined;
@@ -115,7 +118,12 @@ int ListRecordTypes(bool json, Output& output) {
     JsonWriter j(&b);
     j.BeginObject().Field("schema", 1).Key("types").BeginArray();
     for (const auto& t : wal::RecordTypes()) {
-      j.BeginObject().Field("format", "walcut").Field("id", t.id).Field("name", t.name).Field("alias", t.alias).EndObject();
+      j.BeginObject()
+          .Field("format", "walcut")
+          .Field("id", t.id)
+          .Field("name", t.name)
+          .Field("alias", t.alias)
+          .EndObject();
     }
     for (unsigned id = 0; id < 256; ++id) {
       const char* name = wal::IgniteRecordTypeName(static_cast<uint8_t>(id));
@@ -159,8 +167,7 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
                   "Only entries and rollbacks of this cache, by name or id (repeatable); an Ignite cache by the "
                   "name its directories and configuration give it")
       ->allow_extra_args(false);
-  sub->add_option("--key", args->key,
-                  "Only data entries with this key (an Ignite key as printed: 42, acct-7)");
+  sub->add_option("--key", args->key, "Only data entries with this key (an Ignite key as printed: 42, acct-7)");
   sub->add_option("--cut", args->cut, "Only cut records whose cut id starts with this (a whole id or a prefix)");
   sub->add_option("--from", args->from, "Start at this pointer (SEG:OFF)");
   sub->add_option("--to", args->to, "Stop before this pointer (SEG:OFF)");
@@ -172,14 +179,13 @@ void RegisterDump(CLI::App& app, CommandContext& ctx) {
   AddWhole(sub, "--limit", &args->limit, 0, INT64_MAX, "Print at most N records (counted after filters)");
   sub->add_option("--values", args->values, "Show values, hide them, or print their XXH3 hash")
       ->check(CLI::IsMember({"show", "hide", "hash"}));
-  sub->add_flag("--follow", args->options.follow,
-                "Keep polling for new records until interrupted (Ctrl-C)");
+  sub->add_flag("--follow", args->options.follow, "Keep polling for new records until interrupted (Ctrl-C)");
   AddReal(sub, "--follow-interval", &args->options.follow_interval, 0.01, 60,
           "Seconds between polls in --follow mode (default 0.2)");
   AddReal(sub, "--follow-idle", &args->follow_idle, 0, 1e6,
           "In --follow mode, stop after this many seconds without new records");
-  sub->add_flag("--no-verify", [args](int64_t) { args->options.verify = false; },
-                "Do not verify record checksums");
+  sub->add_flag(
+      "--no-verify", [args](int64_t) { args->options.verify = false; }, "Do not verify record checksums");
   sub->callback([args, &ctx] {
     std::string errors = Validate(*args);
     if (!errors.empty()) throw CLI::ValidationError(errors);

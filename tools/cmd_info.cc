@@ -8,8 +8,8 @@ namespace tools {
 void RegisterInfo(CLI::App& app, CommandContext& ctx) {
   auto o = std::make_shared<InfoOptions>();
   auto common = std::make_shared<CommonFlags>();
-  CLI::App* sub = app.add_subcommand(
-      "info", "What can be restored, and from what: snapshots, increments, their status and size");
+  CLI::App* sub =
+      app.add_subcommand("info", "What can be restored, and from what: snapshots, increments, their status and size");
   sub->add_option("DIR", o->paths,
                   "A cluster directory, node directories, or Apache Ignite's work or snapshot directories")
       ->required();

@@ -24,7 +24,8 @@ bool SplitAssignment(const std::string& s, std::string* name, double* value) {
   try {
     size_t used = 0;
     *value = std::stod(eq == std::string::npos ? s : s.substr(eq + 1), &used);
-    if (used != (eq == std::string::npos ? s.size() : s.size() - eq - 1) || !(*value >= 0 && *value <= 1e9)) return false;
+    if (used != (eq == std::string::npos ? s.size() : s.size() - eq - 1) || !(*value >= 0 && *value <= 1e9))
+      return false;
   } catch (...) {
     return false;
   }
@@ -43,9 +44,12 @@ std::string Validate(SimulateArgs& a) {
     errors.push_back("--segment-size: must be between 4K and 1G");
   }
   c.compress = a.compress == "lz4";
-  if (a.near == "any") c.near = sim::NearMode::kAny;
-  else if (a.near == "clients") c.near = sim::NearMode::kClients;
-  else c.near = sim::NearMode::kServers;
+  if (a.near == "any")
+    c.near = sim::NearMode::kAny;
+  else if (a.near == "clients")
+    c.near = sim::NearMode::kClients;
+  else
+    c.near = sim::NearMode::kServers;
   if (!cut::ParseInjectedBug(a.bug, &c.bug)) errors.push_back(fmt::format("--inject-bug: unknown \"{}\"", a.bug));
   for (const auto& d : a.delays) {
     std::string name;
@@ -80,8 +84,10 @@ std::string Validate(SimulateArgs& a) {
     for (uint32_t i = 0; i < c.clients; ++i) {
       if (name == fmt::format("client-{}", i)) index = c.nodes + i, found = true;
     }
-    if (!found) errors.push_back(fmt::format("--discovery-delay: no node \"{}\"", name));
-    else c.discovery_delay_by_node_us[index] = v;
+    if (!found)
+      errors.push_back(fmt::format("--discovery-delay: no node \"{}\"", name));
+    else
+      c.discovery_delay_by_node_us[index] = v;
   }
   if (c.nodes == 0) errors.push_back("--nodes: at least one server is needed");
   if (c.backups >= c.nodes) errors.push_back("--backups: must be less than --nodes");
@@ -147,11 +153,13 @@ void RegisterSimulate(CLI::App& app, CommandContext& ctx) {
                   "Mean discovery delay in microseconds, US for all nodes or NODE=US for one (default 1000)");
   AddReal(sub, "--start-delay", &c.start_delay_us, 0, 1e9,
           "Mean delay in microseconds between a cut's start and its Start record (default 200)");
-  AddReal(sub, "--lock-timeout", &c.lock_timeout_ms, 0, 1e6, "Lock timeout in milliseconds, above 0 (default 100)", true);
+  AddReal(sub, "--lock-timeout", &c.lock_timeout_ms, 0, 1e6, "Lock timeout in milliseconds, above 0 (default 100)",
+          true);
   AddReal(sub, "--close-rate", &c.close_rate, 0, 1,
           "Share of transfers that close (delete) their first account, all its money moved out first; a closed "
           "account is reopened (created) by the next transaction on it (default 0.01)");
-  AddReal(sub, "--rollback-rate", &c.rollback_rate, 0, 1, "Share of 2PC transactions rolled back after prepare (default 0)");
+  AddReal(sub, "--rollback-rate", &c.rollback_rate, 0, 1,
+          "Share of 2PC transactions rolled back after prepare (default 0)");
   AddReal(sub, "--unknown-rate", &c.unknown_rate, 0, 1,
           "Share of 2PC transactions one participant ends in the UNKNOWN state (default 0)");
   sub->add_option("--crash", a->crashes,

@@ -17,10 +17,12 @@ void RegisterTxs(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   AddLocalFlag(sub);
   sub->add_option("--tx", *tx, "Only this transaction (T.N.O)");
-  sub->add_option("--state", *state, "Only transactions in this state on some node (PREPARED, COMMITTED, ROLLED_BACK, UNKNOWN, missing)")
+  sub->add_option("--state", *state,
+                  "Only transactions in this state on some node (PREPARED, COMMITTED, ROLLED_BACK, UNKNOWN, missing)")
       ->check(CLI::IsMember({"PREPARED", "COMMITTED", "ROLLED_BACK", "UNKNOWN", "missing"}, CLI::ignore_case));
-  sub->add_flag("--in-doubt", o->in_doubt,
-                "Only transactions committed on some participants and not others, or prepared (or UNKNOWN) and never committed");
+  sub->add_flag(
+      "--in-doubt", o->in_doubt,
+      "Only transactions committed on some participants and not others, or prepared (or UNKNOWN) and never committed");
   sub->callback([o, common, tx, state, &ctx] {
     o->json = common->json;
     o->quiet = common->quiet;

@@ -9,9 +9,10 @@ void RegisterVerify(CLI::App& app, CommandContext& ctx) {
   auto o = std::make_shared<VerifyOptions>();
   auto common = std::make_shared<CommonFlags>();
   auto jobs = std::make_shared<int64_t>(0);
-  CLI::App* sub = app.add_subcommand(
-      "verify", "Check that every copy of each partition agrees (and matches restore.json); of Apache Ignite, "
-                "a full snapshot's page files as its snapshot check does");
+  CLI::App* sub =
+      app.add_subcommand("verify",
+                         "Check that every copy of each partition agrees (and matches restore.json); of Apache Ignite, "
+                         "a full snapshot's page files as its snapshot check does");
   sub->add_option("DIR", o->dirs,
                   "A cluster or restored directory; of Apache Ignite, snapshot or work directories (several)")
       ->required();

@@ -60,18 +60,23 @@ bool ParseSize(const std::string& text, uint64_t* out) {
   if (ec != std::errc() || p == text.data()) return false;
   std::string_view rest(p, static_cast<size_t>(text.data() + text.size() - p));
   uint64_t mult = 1;
-  if (rest == "K" || rest == "k" || rest == "KiB") mult = 1ull << 10;
-  else if (rest == "M" || rest == "m" || rest == "MiB") mult = 1ull << 20;
-  else if (rest == "G" || rest == "g" || rest == "GiB") mult = 1ull << 30;
-  else if (!rest.empty()) return false;
+  if (rest == "K" || rest == "k" || rest == "KiB")
+    mult = 1ull << 10;
+  else if (rest == "M" || rest == "m" || rest == "MiB")
+    mult = 1ull << 20;
+  else if (rest == "G" || rest == "g" || rest == "GiB")
+    mult = 1ull << 30;
+  else if (!rest.empty())
+    return false;
   if (v > UINT64_MAX / mult) return false;
   *out = v * mult;
   return true;
 }
 
 void AddLocalFlag(CLI::App* sub) {
-  sub->add_flag_callback("--local", [] { SetLocalTimes(true); },
-                         "Print wall-clock times (Apache Ignite's) in the local time zone, with its offset, not in UTC");
+  sub->add_flag_callback(
+      "--local", [] { SetLocalTimes(true); },
+      "Print wall-clock times (Apache Ignite's) in the local time zone, with its offset, not in UTC");
 }
 
 }  // namespace tools

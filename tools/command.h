@@ -52,7 +52,8 @@ CLI::Option* AddWhole(CLI::App* sub, const std::string& name, T* var, uint64_t m
           [name, var, min, max](const std::string& text) {
             uint64_t v = 0;
             if (!ParseWhole(text, min, max, &v)) {
-              throw CLI::ValidationError(name, fmt::format("\"{}\" is not a whole number from {} to {}", text, min, max));
+              throw CLI::ValidationError(name,
+                                         fmt::format("\"{}\" is not a whole number from {} to {}", text, min, max));
             }
             *var = static_cast<T>(v);
           },

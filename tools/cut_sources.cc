@@ -5,16 +5,16 @@
 #include <malloc.h>
 #endif
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <thread>
 
+#include "app/inputs.h"
 #include "libcut/json_doc.h"
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/escape.h"
-#include "app/inputs.h"
 #include "tools/progress.h"
 
 namespace tools {
@@ -90,8 +90,8 @@ bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut:
   return true;
 }
 
-bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
-                  cut::StreamedCluster* out, int* code, app::WalInputs* resolved) {
+bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output, cut::StreamedCluster* out,
+                  int* code, app::WalInputs* resolved) {
   app::WalInputs inputs;
   if (!ResolveNodes(paths, output, &inputs, code, how.membership_from_above)) return false;
   if (!how.cluster_file.empty()) {
@@ -110,8 +110,8 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
     std::vector<std::unique_ptr<cut::CutFeed>> feeds;
     for (size_t i = 0; i < inputs.nodes.size(); ++i) {
       const app::WalInput& in = inputs.nodes[i];
-      auto feed = cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i, in) : nullptr,
-                               stop ? in.stop_after : std::nullopt);
+      auto feed =
+          cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i, in) : nullptr, stop ? in.stop_after : std::nullopt);
       feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
     }
     // Not a thread per node: each reading thread takes the next node with room ahead of the
@@ -237,8 +237,7 @@ bool CheckFromSummaries(const std::vector<std::string>& files, const cut::Cluste
   return true;
 }
 
-bool SelectCut(const cut::ClusterReport& report, const std::string& prefix, Output& output,
-               size_t* index, int* code) {
+bool SelectCut(const cut::ClusterReport& report, const std::string& prefix, Output& output, size_t* index, int* code) {
   std::string p = prefix;
   for (auto& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::vector<size_t> hits;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "libcut/cluster_check.h"
 #include "app/inputs.h"
+#include "libcut/cluster_check.h"
 #include "tools/json_writer.h"
 #include "tools/output.h"
 
@@ -60,8 +60,8 @@ struct WalCheck {
 // threads taking the nodes in turn), then prints each node's first read errors.
 // `inputs`, when given, receives what the paths resolved to (the nodes in their order,
 // the cluster file).
-bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output,
-                  cut::StreamedCluster* out, int* code, app::WalInputs* inputs = nullptr);
+bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Output& output, cut::StreamedCluster* out,
+                  int* code, app::WalInputs* inputs = nullptr);
 // The streamed check's nodes (out->nodes, in node order) moved into `out` in the order the
 // inputs gave them, so that (*out)[k] is the index of inputs.nodes[k]. An input node the
 // check did not index is refused (exit status 3), never paired with another's index.
@@ -88,8 +88,7 @@ bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut:
 void PrintNodeProblems(const cut::ClusterReport& report, Output& output);
 
 // The cuts whose id starts with `prefix` (case-insensitive); exactly one must match.
-bool SelectCut(const cut::ClusterReport& report, const std::string& prefix, Output& output,
-               size_t* index, int* code);
+bool SelectCut(const cut::ClusterReport& report, const std::string& prefix, Output& output, size_t* index, int* code);
 
 // "cut <id>: consistent, increment 2 of \"base\"" and the like.
 std::string CutHeadline(const cut::CutReport& c);

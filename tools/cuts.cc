@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <iterator>
 
+#include "app/inputs.h"
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/cut_sources.h"
 #include "tools/increments.h"
-#include "app/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/record_format.h"
 #include "tools/timeline_svg.h"
@@ -118,9 +118,10 @@ bool RefusedAsIgnite(const cut::NodeIndex& index, const std::optional<std::vecto
   const bool counters =
       std::any_of(index.cuts.begin(), index.cuts.end(), [](const cut::CutOnNode& c) { return c.applied.known; });
   if (!metadata && !counters && !ignite_snapshot) return false;
-  output.Error("{}: --summary does not summarize an Apache Ignite node with a full snapshot: its check needs the "
-               "increments' metadata and the update counters of its copies, which a summary does not carry",
-               index.node);
+  output.Error(
+      "{}: --summary does not summarize an Apache Ignite node with a full snapshot: its check needs the "
+      "increments' metadata and the update counters of its copies, which a summary does not carry",
+      index.node);
   output.Hint("check the nodes' directories together: walcut check DIR...");
   return true;
 }
@@ -301,8 +302,10 @@ void CutsText(const cut::ClusterReport& report, const CutListing& l, fmt::memory
       fmt::format_to(it, "  increment");
       if (w.to_ts != 0) {
         fmt::format_to(it, " from ");
-        if (w.from_ts != 0) AppendTime(b, w.from_ts);
-        else AppendTimestamp(b, 0);  // the simulator's first base snapshot
+        if (w.from_ts != 0)
+          AppendTime(b, w.from_ts);
+        else
+          AppendTimestamp(b, 0);  // the simulator's first base snapshot
         fmt::format_to(it, " to ");
         AppendTime(b, w.to_ts);
       }
@@ -350,7 +353,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
   CutListing listing;
   if (!o.summary_out.empty()) {
     if (!Replaceable(o.summary_out, "a node summary", cut::LooksLikeSummary, output)) return kExitUsage;
-    if (o.append && !Replaceable(o.summary_out + ".resume", "a summary's resume state", cut::LooksLikeResumeState, output)) {
+    if (o.append &&
+        !Replaceable(o.summary_out + ".resume", "a summary's resume state", cut::LooksLikeResumeState, output)) {
       return kExitUsage;
     }
   }

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "app/ignite_stores.h"
+#include "libcut/cluster_file.h"
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
-#include "libcut/cluster_file.h"
 #include "recovery/manifest_file.h"
 #include "recovery/partition_file.h"
 #include "tools/cache_names.h"

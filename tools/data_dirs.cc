@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "app/inputs.h"
 #include "libcut/cluster_file.h"
 #include "recovery/partition_file.h"
-#include "app/inputs.h"
 
 namespace tools {
 namespace fs = std::filesystem;
@@ -27,7 +27,8 @@ wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
   fs::path abs = fs::absolute(p).lexically_normal();
   if (abs.filename().empty()) abs = abs.parent_path();
   if (fs::is_directory(p / "data")) {
-    out.push_back({abs.filename().string(), (p / "data").string(), recovery::ListPartitionFiles((p / "data").string())});
+    out.push_back(
+        {abs.filename().string(), (p / "data").string(), recovery::ListPartitionFiles((p / "data").string())});
     return out;
   }
   std::vector<std::string> nodes;
@@ -44,11 +45,12 @@ wal::Result<std::vector<DataDir>> ResolveDataDirs(const std::string& path) {
   }
   for (const auto& n : nodes) {
     fs::path d = p / n / "data";
-    out.push_back({n, d.string(), fs::is_directory(d) ? recovery::ListPartitionFiles(d.string()) : std::vector<std::string>{}});
+    out.push_back(
+        {n, d.string(), fs::is_directory(d) ? recovery::ListPartitionFiles(d.string()) : std::vector<std::string>{}});
   }
   if (out.empty()) {
-    return wal::Status::InvalidArgument(fmt::format(
-        "\"{}\" holds no partition files: not a cluster, restored, node or data directory", path));
+    return wal::Status::InvalidArgument(
+        fmt::format("\"{}\" holds no partition files: not a cluster, restored, node or data directory", path));
   }
   return out;
 }

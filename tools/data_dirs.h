@@ -10,8 +10,8 @@
 namespace tools {
 
 struct DataDir {
-  std::string node;              // node name ("-" for a bare directory)
-  std::string dir;               // the directory holding part-*.dat
+  std::string node;                // node name ("-" for a bare directory)
+  std::string dir;                 // the directory holding part-*.dat
   std::vector<std::string> files;  // sorted by (cache, partition)
 };
 

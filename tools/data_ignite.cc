@@ -130,8 +130,9 @@ int RunIgniteData(const DataOptions& o, Output& output) {
             for (const auto& e : f.entries) {
               const std::string key = Text(e.key, types), value = Text(e.value, types);
               const std::string key_class = Class(e.key), value_class = Class(e.value);
-              const DataRow row{node.node, static_cast<int32_t>(f.cache_id), name, f.partition, key, value,
-                                key_class, value_class, e.counter};
+              const DataRow row{
+                  node.node, static_cast<int32_t>(f.cache_id), name, f.partition, key, value, key_class, value_class,
+                  e.counter};
               o.format == DataFormat::kCsv ? AppendCsvRow(row, &b) : AppendJsonlRow(row, &b);
             }
           } else if (o.json) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "app/inputs.h"
 #include "libcut/commit_place.h"
 #include "libcut/side.h"
 #include "libwal/cache_object.h"
@@ -15,7 +16,6 @@
 #include "recovery/restore.h"
 #include "tools/cut_sources.h"
 #include "tools/escape.h"
-#include "app/inputs.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -44,8 +44,9 @@ struct CutOn {
 };
 
 cut::Side SideIn(const CutOn& c, const wal::TxId& x, const wal::Pointer& commit) {
-  return cut::SideOfCommit(cut::RegionOf(commit, c.start, c.finish), [&] { return c.before.count(x) != 0; },
-                           [&] { return c.after.count(x) != 0; });
+  return cut::SideOfCommit(
+      cut::RegionOf(commit, c.start, c.finish), [&] { return c.before.count(x) != 0; },
+      [&] { return c.after.count(x) != 0; });
 }
 
 const char* SideName(cut::Side s) { return s == cut::Side::kBefore ? "Before" : "After"; }
@@ -53,8 +54,8 @@ const char* SideName(cut::Side s) { return s == cut::Side::kBefore ? "Before" : 
 // Reads the node's WAL from its base snapshot's record to the later Finish record, and
 // records each transaction whose first commit there is on a different side of the two
 // cuts, with the keys it wrote.
-wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, const std::string& base,
-                     const CutOn& a, const CutOn& b, std::map<wal::TxId, Changed>* out) {
+wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, const std::string& base, const CutOn& a,
+                     const CutOn& b, std::map<wal::TxId, Changed>* out) {
   const wal::Pointer to = std::max(a.finish, b.finish);
   wal::Pointer from{};
   for (const auto& s : n.snapshots) {
@@ -76,7 +77,7 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
   });
   std::unordered_map<wal::TxId, std::vector<Key>, wal::TxIdHash> pending;  // writes of open transactions
   std::unordered_set<wal::TxId, wal::TxIdHash> decided;                    // committed here already
-  cut::CommitPlacer placer;  // Apache Ignite's WALs only
+  cut::CommitPlacer placer;                                                // Apache Ignite's WALs only
   bool ignite_wal = false;
   const wal::Record* r = nullptr;
   while (reader->Next(&r)) {
@@ -169,9 +170,10 @@ int RunDiff(const DiffOptions& o, Output& output) {
     }
   }
   if (ca.base != cb.base) {
-    output.Error("cut {} is an increment of \"{}\" and cut {} of \"{}\": diff compares increments of one base "
-                 "snapshot",
-                 ca.id.ToString(), ca.base, cb.id.ToString(), cb.base);
+    output.Error(
+        "cut {} is an increment of \"{}\" and cut {} of \"{}\": diff compares increments of one base "
+        "snapshot",
+        ca.id.ToString(), ca.base, cb.id.ToString(), cb.base);
     return kExitProblems;
   }
   const bool ignite = std::any_of(inputs.nodes.begin(), inputs.nodes.end(), app::IsIgniteInput);

@@ -7,18 +7,18 @@
 #include <condition_variable>
 #include <exception>
 #include <filesystem>
-#include <optional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "app/inputs.h"
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
 #include "libwal/wal_reader.h"
-#include "tools/in_order.h"
-#include "app/inputs.h"
 #include "tools/cache_names.h"
+#include "tools/in_order.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -49,12 +49,9 @@ std::optional<uint64_t> OwnTime(const Record& r) {
   switch (static_cast<RecordType>(r.type)) {
     case RecordType::kTx: return a.tx.timestamp;
     case RecordType::kData: return a.data.timestamp;
-    case RecordType::kClusterSnapshot:
-      return ignite ? std::nullopt : std::optional<uint64_t>(a.snapshot.timestamp);
-    case RecordType::kCutStart:
-      return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_start.timestamp);
-    case RecordType::kCutFinish:
-      return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_finish.timestamp);
+    case RecordType::kClusterSnapshot: return ignite ? std::nullopt : std::optional<uint64_t>(a.snapshot.timestamp);
+    case RecordType::kCutStart: return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_start.timestamp);
+    case RecordType::kCutFinish: return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_finish.timestamp);
     default: return std::nullopt;
   }
 }
@@ -106,13 +103,10 @@ class Filter {
         if (o_.partition || o_.key || !o_.caches.empty()) return false;
         if (o_.cut && !a.cut_finish.cut_id.ToString().starts_with(*o_.cut)) return false;
         if (!o_.tx) return true;
-        auto has = [&](const std::vector<wal::TxId>& v) {
-          return std::find(v.begin(), v.end(), *o_.tx) != v.end();
-        };
+        auto has = [&](const std::vector<wal::TxId>& v) { return std::find(v.begin(), v.end(), *o_.tx) != v.end(); };
         return has(a.cut_finish.before) || has(a.cut_finish.after);
       }
-      default:
-        return !(o_.tx || o_.partition || o_.key || o_.cut || !o_.caches.empty());
+      default: return !(o_.tx || o_.partition || o_.key || o_.cut || !o_.caches.empty());
     }
   }
 
@@ -147,14 +141,14 @@ class Filter {
 
 // `--stats` with no filter, range or limit.
 bool CountsEverything(const DumpOptions& o) {
-  return o.stats && o.types.empty() && !o.tx && !o.partition && o.caches.empty() && !o.key && !o.cut && !o.from && !o.to && !o.limit &&
-         !o.since && !o.until && o.stats_by != DumpOptions::StatsBy::kPartition &&
+  return o.stats && o.types.empty() && !o.tx && !o.partition && o.caches.empty() && !o.key && !o.cut && !o.from &&
+         !o.to && !o.limit && !o.since && !o.until && o.stats_by != DumpOptions::StatsBy::kPartition &&
          o.stats_by != DumpOptions::StatsBy::kCache;
 }
 
 struct Totals {
   std::array<TypeStats, 256> by_type{};
-  std::map<std::string, TypeStats> by_node;                          // --stats=node
+  std::map<std::string, TypeStats> by_node;                         // --stats=node
   std::map<std::pair<uint32_t, uint32_t>, PartStats> by_partition;  // --stats=partition|cache: (cache, partition)
   std::array<bool, 256> ignite{};  // a type id met in an Ignite segment: named as Ignite names it
   uint64_t records = 0;
@@ -180,7 +174,9 @@ void PrintStatsBy(const Totals& t, size_t nodes, DumpOptions::StatsBy by, bool j
   };
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
-  const char* what = by == DumpOptions::StatsBy::kNode ? "node" : by == DumpOptions::StatsBy::kCache ? "cache" : "partition";
+  const char* what = by == DumpOptions::StatsBy::kNode    ? "node"
+                     : by == DumpOptions::StatsBy::kCache ? "cache"
+                                                          : "partition";
   if (by == DumpOptions::StatsBy::kNode) {
     uint64_t records = 0, bytes = 0;
     for (const auto& [node, n] : t.by_node) {
@@ -233,7 +229,11 @@ void PrintStatsBy(const Totals& t, size_t nodes, DumpOptions::StatsBy by, bool j
     JsonWriter j(&b);
     j.BeginObject().Field("schema", 1).Field("by", what).Field("nodes", nodes).Field("segments", t.segments);
     j.Field("partitions", t.by_partition.size()).Field("entries", total.entries).Field("bytes", total.bytes);
-    j.Field("rollbacks", total.rollbacks).Field("torn_tails", t.torn_tails).Field("errors", t.errors).Key("rows").BeginArray();
+    j.Field("rollbacks", total.rollbacks)
+        .Field("torn_tails", t.torn_tails)
+        .Field("errors", t.errors)
+        .Key("rows")
+        .BeginArray();
     for (const auto& [key, r] : rows) {
       j.BeginObject().Field("cache", key.first);
       if (cache) {
@@ -275,21 +275,22 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
   if (json) {
-    fmt::format_to(it, "{{\"schema\":1,\"nodes\":{},\"segments\":{},\"records\":{},\"bytes\":{},"
-                       "\"torn_tails\":{},\"errors\":{},\"types\":[",
+    fmt::format_to(it,
+                   "{{\"schema\":1,\"nodes\":{},\"segments\":{},\"records\":{},\"bytes\":{},"
+                   "\"torn_tails\":{},\"errors\":{},\"types\":[",
                    nodes, t.segments, records, bytes, t.torn_tails, t.errors);
     bool first = true;
     for (size_t i = 0; i < t.by_type.size(); ++i) {
       const auto& s = t.by_type[i];
       if (s.count == 0) continue;
-      fmt::format_to(it, "{}{{\"type\":\"{}\",\"type_id\":{},\"count\":{},\"bytes\":{}}}",
-                     first ? "" : ",", StatsName(t, i, "UNKNOWN"), i, s.count, s.bytes);
+      fmt::format_to(it, "{}{{\"type\":\"{}\",\"type_id\":{},\"count\":{},\"bytes\":{}}}", first ? "" : ",",
+                     StatsName(t, i, "UNKNOWN"), i, s.count, s.bytes);
       first = false;
     }
     fmt::format_to(it, "]}}\n");
   } else {
-    fmt::format_to(it, "WAL statistics: {} node(s), {} segment(s), {} torn tail(s), {} error(s)\n",
-                   nodes, t.segments, t.torn_tails, t.errors);
+    fmt::format_to(it, "WAL statistics: {} node(s), {} segment(s), {} torn tail(s), {} error(s)\n", nodes, t.segments,
+                   t.torn_tails, t.errors);
     fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", "Type", "N", "(%)", "Bytes", "(%)");
     fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", "----", "-", "---", "-----", "---");
     for (size_t i = 0; i < t.by_type.size(); ++i) {
@@ -300,8 +301,7 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
                      fmt::format("({:.2f})", pct(s.count, records)), s.bytes,
                      fmt::format("({:.2f})", pct(s.bytes, bytes)));
     }
-    fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", "Total", records, "(100.00)", bytes,
-                   "(100.00)");
+    fmt::format_to(it, "{:<36} {:>12} {:>8} {:>14} {:>8}\n", "Total", records, "(100.00)", bytes, "(100.00)");
   }
   out->Write(std::string_view(b.data(), b.size()));
 }
@@ -311,9 +311,15 @@ void PrintStats(const Totals& t, size_t nodes, bool json, Sink* out) {
 class DumpRun {
  public:
   // `types`: the binary types of every input, already loaded (a part of a node's WAL).
-  DumpRun(const DumpOptions& o, Output& output, std::vector<app::WalInput> inputs, const wal::BinaryTypes* types = nullptr)
-      : o_(o), output_(output), inputs_(std::move(inputs)), filter_(o), resume_(inputs_.size()),
-        started_(inputs_.size(), false), binary_types_(inputs_.size()) {
+  DumpRun(const DumpOptions& o, Output& output, std::vector<app::WalInput> inputs,
+          const wal::BinaryTypes* types = nullptr)
+      : o_(o),
+        output_(output),
+        inputs_(std::move(inputs)),
+        filter_(o),
+        resume_(inputs_.size()),
+        started_(inputs_.size(), false),
+        binary_types_(inputs_.size()) {
     format_.values = o.values;
     if (types != nullptr) {
       for (auto& t : binary_types_) t = *types;
@@ -373,9 +379,9 @@ class DumpRun {
     }
     // A resumed follow pass sees sequence issues (and a live Ignite work file's stale
     // bytes) again; report each once.
-    if (started_[i] && (issue.kind == wal::IssueKind::kMissingSegment ||
-                        issue.kind == wal::IssueKind::kDuplicateSegment ||
-                        issue.kind == wal::IssueKind::kRedundantCopy || issue.kind == wal::IssueKind::kStaleBytes)) {
+    if (started_[i] &&
+        (issue.kind == wal::IssueKind::kMissingSegment || issue.kind == wal::IssueKind::kDuplicateSegment ||
+         issue.kind == wal::IssueKind::kRedundantCopy || issue.kind == wal::IssueKind::kStaleBytes)) {
       return;
     }
     // An older segment's bytes after a reused Ignite work file's data are how Ignite leaves
@@ -626,7 +632,8 @@ std::vector<std::vector<wal::SegmentFile>> CutIntoParts(const app::WalInput& in,
   for (size_t i = 0; i < files.size(); ++i) {
     const bool new_index = i > 0 && files[i].index != files[i - 1].index;
     // A part ends once it holds its share, at a change of index.
-    if (new_index && out.size() < parts && !out.back().empty() && done * parts >= total * out.size()) out.emplace_back();
+    if (new_index && out.size() < parts && !out.back().empty() && done * parts >= total * out.size())
+      out.emplace_back();
     out.back().push_back(std::move(files[i]));
     done += size[i];
   }

@@ -23,24 +23,24 @@ struct DumpOptions {
   // What the --stats table is by: record type (the default), node, partition or cache.
   enum class StatsBy { kType, kNode, kPartition, kCache };
   StatsBy stats_by = StatsBy::kType;
-  std::vector<uint8_t> types;          // record type ids; empty = all
+  std::vector<uint8_t> types;  // record type ids; empty = all
   std::optional<wal::TxId> tx;
   std::optional<uint32_t> partition;
-  std::vector<std::string> cache_wanted;  // --cache as given: names or ids
-  std::vector<uint32_t> caches;          // those resolved (RunDump); empty = all
+  std::vector<std::string> cache_wanted;        // --cache as given: names or ids
+  std::vector<uint32_t> caches;                 // those resolved (RunDump); empty = all
   std::map<uint32_t, std::string> cache_names;  // names printed beside ids (RunDump finds them)
   std::optional<std::string> key;
-  std::optional<std::string> cut;      // a cut id or a prefix of one
+  std::optional<std::string> cut;  // a cut id or a prefix of one
   std::optional<wal::Pointer> from;
-  std::optional<wal::Pointer> to;      // exclusive
+  std::optional<wal::Pointer> to;  // exclusive
   // Record times (nanoseconds), both inclusive; a record without a time of its own has
   // the time of the record before it in its WAL.
   std::optional<uint64_t> since, until;
   std::optional<uint64_t> limit;
   ValuesMode values = ValuesMode::kShow;
   bool follow = false;
-  double follow_interval = 0.2;        // seconds between polls
-  std::optional<double> follow_idle;   // stop after this long without new records
+  double follow_interval = 0.2;       // seconds between polls
+  std::optional<double> follow_idle;  // stop after this long without new records
   bool verify = true;
   // `--stats` of one node whose segments take at least this many bytes: read in parts
   // side by side, one per core (tests lower it).

@@ -22,7 +22,6 @@ using wal::AnyRecord;
 // Ignite's timestamps are milliseconds: printed as Ignite prints them.
 void PutMillis(fmt::memory_buffer* out, uint64_t ns) { PutU(out, ns / 1000000); }
 
-
 void PutVersionText(fmt::memory_buffer* out, const wal::TxId& id) {
   if (id.IsNull()) {
     PutStr(out, "null");
@@ -252,14 +251,10 @@ void CheckpointJson(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer*
 void Nothing(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*) {}
 
 constexpr RecordDesc kIgniteDescs[] = {
-    {4, HeaderText, HeaderJson},
-    {0, TxText, TxJson},
-    {70, DataText, DataJson},
-    {57, RollbackText, RollbackJson},
-    {75, SnapshotText, SnapshotJson},
-    {76, StartText, StartJson},
-    {77, FinishText, FinishJson},
-    {3, CheckpointText, CheckpointJson},
+    {4, HeaderText, HeaderJson},      {0, TxText, TxJson},
+    {70, DataText, DataJson},         {57, RollbackText, RollbackJson},
+    {75, SnapshotText, SnapshotJson}, {76, StartText, StartJson},
+    {77, FinishText, FinishJson},     {3, CheckpointText, CheckpointJson},
     {40, Nothing, Nothing},
 };
 

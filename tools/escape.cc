@@ -18,13 +18,13 @@ size_t PlainPrefix(std::string_view s) {
   for (; i + 8 <= s.size(); i += 8) {
     uint64_t x;
     std::memcpy(&x, s.data() + i, 8);
-    if ((x & kHigh) != 0) break;                     // a byte >= 0x80
-    uint64_t ctrl = (x - kOnes * 0x20) & ~x;           // a byte < 0x20
-    uint64_t del = x + kOnes;                          // 0x7f (no carries: all < 0x80)
+    if ((x & kHigh) != 0) break;              // a byte >= 0x80
+    uint64_t ctrl = (x - kOnes * 0x20) & ~x;  // a byte < 0x20
+    uint64_t del = x + kOnes;                 // 0x7f (no carries: all < 0x80)
     uint64_t q = x ^ (kOnes * '"');
     uint64_t bs = x ^ (kOnes * '\\');
-    uint64_t quote = (q - kOnes) & ~q;                 // a byte equal to '"'
-    uint64_t slash = (bs - kOnes) & ~bs;               // a byte equal to '\\'
+    uint64_t quote = (q - kOnes) & ~q;    // a byte equal to '"'
+    uint64_t slash = (bs - kOnes) & ~bs;  // a byte equal to '\\'
     if (((ctrl | del | quote | slash) & kHigh) != 0) break;
   }
   while (i < s.size() && IsPlain(static_cast<unsigned char>(s[i]))) ++i;

@@ -7,12 +7,12 @@
 #include <string>
 #include <thread>
 
+#include "app/ignite_stores.h"
+#include "app/inputs.h"
 #include "libwal/wal_writer.h"
 #include "recovery/gaps.h"
 #include "tools/cache_names.h"
 #include "tools/in_order.h"
-#include "app/ignite_stores.h"
-#include "app/inputs.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
 
@@ -60,9 +60,12 @@ bool Closable(const recovery::CounterGap& g, bool cluster, bool finalize) {
 }
 
 std::string GapText(const recovery::CounterGap& g) {
-  std::string s = fmt::format("{}..{} ({} counter{})", g.first, g.last, g.last - g.first + 1, g.last == g.first ? "" : "s");
-  if (g.xid) s += fmt::format(" tx {} {}", g.xid->ToString(), recovery::GapFateName(g.fate));
-  else s += " no-owner";
+  std::string s =
+      fmt::format("{}..{} ({} counter{})", g.first, g.last, g.last - g.first + 1, g.last == g.first ? "" : "s");
+  if (g.xid)
+    s += fmt::format(" tx {} {}", g.xid->ToString(), recovery::GapFateName(g.fate));
+  else
+    s += " no-owner";
   if (g.committed_elsewhere) s += " (committed on another node)";
   return s;
 }
@@ -105,8 +108,9 @@ bool AppendRollbacks(const recovery::NodeGaps& n, const std::vector<wal::Rollbac
   }
   for (size_t k = 0; k < records.size(); ++k) {
     const auto& r = records[k];
-    fmt::format_to(std::back_inserter(*written), "{} wrote ROLLBACK_TX_RECORD at {} cache {} part {} start {} range {}\n",
-                   n.node, at[k].ToString(), r.cache_id, r.partition, r.start, r.range);
+    fmt::format_to(std::back_inserter(*written),
+                   "{} wrote ROLLBACK_TX_RECORD at {} cache {} part {} start {} range {}\n", n.node, at[k].ToString(),
+                   r.cache_id, r.partition, r.start, r.range);
   }
   return true;
 }
@@ -131,8 +135,9 @@ int CloseGaps(const GapsOptions& o, bool cluster, const std::vector<recovery::No
     }
     if (o.dry_run) {
       for (const auto& r : records) {
-        fmt::format_to(std::back_inserter(*written), "{} would write ROLLBACK_TX_RECORD cache {} part {} start {} range {}\n",
-                       n.node, r.cache_id, r.partition, r.start, r.range);
+        fmt::format_to(std::back_inserter(*written),
+                       "{} would write ROLLBACK_TX_RECORD cache {} part {} start {} range {}\n", n.node, r.cache_id,
+                       r.partition, r.start, r.range);
       }
       continue;
     }
@@ -145,9 +150,7 @@ int CloseGaps(const GapsOptions& o, bool cluster, const std::vector<recovery::No
 struct CacheNaming {
   std::map<uint32_t, std::string> names;
   bool ignite = false;
-  std::string Id(uint32_t id) const {
-    return ignite ? std::to_string(static_cast<int32_t>(id)) : std::to_string(id);
-  }
+  std::string Id(uint32_t id) const { return ignite ? std::to_string(static_cast<int32_t>(id)) : std::to_string(id); }
   const std::string* Name(const recovery::CopyGaps& c) const {
     if (c.group) return nullptr;  // a shared group's id names no cache
     auto it = names.find(c.cache);
@@ -200,7 +203,8 @@ void GapsText(const std::vector<recovery::NodeGaps>& nodes, size_t copies, size_
       for (const auto& g : c.gaps) fmt::format_to(it, "  {}\n", GapText(g));
     }
   }
-  fmt::format_to(it, "{} partition copies on {} node(s): {} with gaps, {} open gap(s)\n", copies, nodes.size(), with, open);
+  fmt::format_to(it, "{} partition copies on {} node(s): {} with gaps, {} open gap(s)\n", copies, nodes.size(), with,
+                 open);
 }
 
 }  // namespace
@@ -217,8 +221,10 @@ int RunGaps(const GapsOptions& o, Output& output) {
       return kExitUsage;
     }
     if (o.close && app::IsIgniteInput(in)) {
-      output.Error("gaps --close: {} is Apache Ignite's WAL, which walcut never writes into; without --close the "
-                   "gaps are reported", in.node);
+      output.Error(
+          "gaps --close: {} is Apache Ignite's WAL, which walcut never writes into; without --close the "
+          "gaps are reported",
+          in.node);
       return kExitUsage;
     }
   }
@@ -232,12 +238,13 @@ int RunGaps(const GapsOptions& o, Output& output) {
   bool damaged = false;
   for (const auto& n : nodes) {
     if (!n.torn_tail_text.empty()) output.Warning("{}", n.torn_tail_text);
-    const size_t unread = static_cast<size_t>(
-        std::count_if(n.copies.begin(), n.copies.end(), [](const recovery::CopyGaps& c) { return c.unread_below > 0; }));
+    const size_t unread = static_cast<size_t>(std::count_if(
+        n.copies.begin(), n.copies.end(), [](const recovery::CopyGaps& c) { return c.unread_below > 0; }));
     if (unread > 0) {
-      output.Warning("{}: its WAL begins at segment {}: in {} partition cop{} the counters below the first one its "
-                     "records show are not known, and not reported as gaps",
-                     n.node, n.first_segment, unread, unread == 1 ? "y" : "ies");
+      output.Warning(
+          "{}: its WAL begins at segment {}: in {} partition cop{} the counters below the first one its "
+          "records show are not known, and not reported as gaps",
+          n.node, n.first_segment, unread, unread == 1 ? "y" : "ies");
     }
     for (const auto& e : n.errors) output.Error("{}", e);
     damaged |= !n.errors.empty();

@@ -85,8 +85,7 @@ cut::RecordTap WalTally::Tap(size_t i) {
       case wal::RecordType::kClusterSnapshot:
         n->bases.push_back({{std::string(r.decoded.snapshot.name), r.ptr}, n->now});
         break;
-      default:
-        break;
+      default: break;
     }
   };
 }

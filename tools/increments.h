@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "app/inputs.h"
 #include "libcut/cluster_check.h"
 #include "libcut/cut_index.h"
-#include "app/inputs.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -54,7 +54,7 @@ class WalTally {
 
   struct Node {
     Counts now;
-    std::map<std::pair<uint64_t, uint64_t>, Counts> finish;                // by cut id (hi, lo)
+    std::map<std::pair<uint64_t, uint64_t>, Counts> finish;                      // by cut id (hi, lo)
     std::vector<std::pair<std::pair<std::string, wal::Pointer>, Counts>> bases;  // name, record
   };
   const Node& node(size_t i) const { return *nodes_[i]; }

@@ -55,17 +55,20 @@ struct IgniteNeeds {
 
 IgniteNeeds IgniteRestoreNeeds(const app::SnapshotHoldings& h, uint32_t index) {
   IgniteNeeds r;
-  for (const auto& m : h.missing) r.lacking.push_back(fmt::format("{}'s files (not given, or without the snapshot)", m));
+  for (const auto& m : h.missing)
+    r.lacking.push_back(fmt::format("{}'s files (not given, or without the snapshot)", m));
   for (uint32_t i = 1; i <= index; ++i) {
     auto k = std::find_if(h.increments.begin(), h.increments.end(),
                           [&](const app::IncrementHoldings& x) { return x.index == i; });
     for (const auto& node : h.nodes) {
-      const bool meta = k != h.increments.end() &&
-                        std::find(k->with_meta.begin(), k->with_meta.end(), node) != k->with_meta.end();
-      const bool wal = k != h.increments.end() &&
-                       std::find(k->with_wal.begin(), k->with_wal.end(), node) != k->with_wal.end();
-      if (!meta) r.lacking.push_back(fmt::format("increment {}'s metadata on {}", i, node));
-      else if (!wal) r.lacking.push_back(fmt::format("increment {}'s WAL on {}", i, node));
+      const bool meta =
+          k != h.increments.end() && std::find(k->with_meta.begin(), k->with_meta.end(), node) != k->with_meta.end();
+      const bool wal =
+          k != h.increments.end() && std::find(k->with_wal.begin(), k->with_wal.end(), node) != k->with_wal.end();
+      if (!meta)
+        r.lacking.push_back(fmt::format("increment {}'s metadata on {}", i, node));
+      else if (!wal)
+        r.lacking.push_back(fmt::format("increment {}'s WAL on {}", i, node));
     }
   }
   r.ok = r.lacking.empty();
@@ -74,7 +77,7 @@ IgniteNeeds IgniteRestoreNeeds(const app::SnapshotHoldings& h, uint32_t index) {
 
 // One cut as info shows it.
 struct CutLine {
-  size_t cut = 0;                   // in the report
+  size_t cut = 0;  // in the report
   uint64_t first_segment = 0, last_segment = 0;
   bool has_range = false;
   std::optional<IgniteNeeds> ignite;
@@ -161,9 +164,9 @@ std::vector<Group> Grouped(const CutListing& l, const std::vector<app::SnapshotH
   }
   // A group of no base last (cuts before any base snapshot, or whose base is unknown).
   std::stable_partition(groups.begin(), groups.end(), [](const Group& g) { return !g.base.empty(); });
-  groups.erase(std::remove_if(groups.begin(), groups.end(),
-                              [](const Group& g) { return g.base.empty() && g.cuts.empty(); }),
-               groups.end());
+  groups.erase(
+      std::remove_if(groups.begin(), groups.end(), [](const Group& g) { return g.base.empty() && g.cuts.empty(); }),
+      groups.end());
   return groups;
 }
 

@@ -45,7 +45,10 @@ std::string Duration(double seconds) {
 }  // namespace
 
 Progress::Progress(bool show, std::string what, uint64_t total, std::string unit, std::function<uint64_t()> done)
-    : what_(std::move(what)), total_(total), unit_(std::move(unit)), done_(std::move(done)),
+    : what_(std::move(what)),
+      total_(total),
+      unit_(std::move(unit)),
+      done_(std::move(done)),
       start_(std::chrono::steady_clock::now()) {
   if (show && total_ > 0) thread_ = std::thread([this] { Run(); });
 }
@@ -85,8 +88,8 @@ Progress WalProgress(const Output& output, std::string what, const std::vector<a
   uint64_t segments = 0;
   if (show) {
     for (const auto& in : inputs) {
-      auto files = in.wal_dir.empty() ? wal::Result<std::vector<wal::SegmentFile>>(in.files)
-                                      : wal::ListSegments(in.wal_dir);
+      auto files =
+          in.wal_dir.empty() ? wal::Result<std::vector<wal::SegmentFile>>(in.files) : wal::ListSegments(in.wal_dir);
       if (files.ok()) segments += files->size();
     }
   }

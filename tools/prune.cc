@@ -11,12 +11,12 @@
 #include <iterator>
 #include <map>
 
+#include "app/inputs.h"
 #include "libwal/file_io.h"
 #include "libwal/staged_output.h"
 #include "tools/crash_hook.h"
 #include "tools/cut_sources.h"
 #include "tools/increments.h"
-#include "app/inputs.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -120,7 +120,8 @@ wal::Status MoveFile(const std::string& from, const std::string& to_dir) {
     const int e = errno;
     // The destination folder is the WAL's own (through a link): "to" is "from", and removing
     // it would lose the file. (A hard link left by a move cut short is in another folder.)
-    struct stat from_st {}, to_st {};
+    struct stat from_st {
+    }, to_st{};
     const std::string from_dir = wal::ParentOf(from);
     if (e == EEXIST && ::stat(from_dir.c_str(), &from_st) == 0 && ::stat(to_dir.c_str(), &to_st) == 0 &&
         from_st.st_dev == to_st.st_dev && from_st.st_ino == to_st.st_ino) {
@@ -148,8 +149,8 @@ wal::Status MoveFile(const std::string& from, const std::string& to_dir) {
       }
       // link, not rename: a file that appeared under the name meanwhile is never replaced.
       if (w.ok() && ::link(partial.c_str(), to.c_str()) != 0) {
-        w = errno == EEXIST ? wal::Status::AlreadyExists(fmt::format(
-                                  "\"{}\" appeared while \"{}\" was copied: not overwritten", to, from))
+        w = errno == EEXIST ? wal::Status::AlreadyExists(
+                                  fmt::format("\"{}\" appeared while \"{}\" was copied: not overwritten", to, from))
                             : wal::Status::IoError(fmt::format("\"{}\": {}", to, std::strerror(errno)));
       }
       ::unlink(partial.c_str());
@@ -189,9 +190,10 @@ int Apply(const PruneOptions& o, const std::vector<NodePrune>& nodes, Output& ou
     }
     for (const auto& d : n.files) {
       if (stop != nullptr && stop->load()) {
-        output.Error("prune stopped by a signal after {} file(s); every WAL is whole from its first segment on, and "
-                     "the same command goes on",
-                     *done_files);
+        output.Error(
+            "prune stopped by a signal after {} file(s); every WAL is whole from its first segment on, and "
+            "the same command goes on",
+            *done_files);
         return kExitInterrupted;
       }
       BeforeRemoval();
@@ -425,8 +427,9 @@ int RunPrune(const PruneOptions& o, Output& output) {
     return kExitUsage;
   }
   if (ignite && o.apply) {
-    output.Error("prune --apply: Apache Ignite's WAL archive is Ignite's to remove (walcut never writes into it); "
-                 "without --apply, prune reports the archive files no kept increment needs");
+    output.Error(
+        "prune --apply: Apache Ignite's WAL archive is Ignite's to remove (walcut never writes into it); "
+        "without --apply, prune reports the archive files no kept increment needs");
     return kExitUsage;
   }
   // A --move-to that could not be made or written in fails now, not after every WAL is read.
@@ -491,8 +494,8 @@ int RunPrune(const PruneOptions& o, Output& output) {
 }
 
 std::optional<PruneEstimate> EstimatePrune(const std::string& dir, const app::WalInputs& inputs,
-                                          const std::vector<cut::NodeIndex>& indexes,
-                                          const cut::ClusterReport& report) {
+                                           const std::vector<cut::NodeIndex>& indexes,
+                                           const cut::ClusterReport& report) {
   if (inputs.nodes.empty() || dir.empty()) return std::nullopt;
   bool ignite = false;
   for (const auto& in : inputs.nodes) {

@@ -40,6 +40,7 @@ struct PruneEstimate {
   bool leaves_restorable = true;  // every restorable cut stays so
 };
 std::optional<PruneEstimate> EstimatePrune(const std::string& dir, const app::WalInputs& inputs,
-                                          const std::vector<cut::NodeIndex>& indexes, const cut::ClusterReport& report);
+                                           const std::vector<cut::NodeIndex>& indexes,
+                                           const cut::ClusterReport& report);
 
 }  // namespace tools

@@ -19,8 +19,8 @@ namespace tools {
 using wal::AnyRecord;
 using wal::RecordType;
 
-void PutEntryHead(fmt::memory_buffer* out, int64_t cache, const std::string* name, uint64_t partition,
-                  uint64_t counter, wal::EntryOp op) {
+void PutEntryHead(fmt::memory_buffer* out, int64_t cache, const std::string* name, uint64_t partition, uint64_t counter,
+                  wal::EntryOp op) {
   PutStr(out, " [cache ");
   PutI(out, cache);
   if (name != nullptr) {
@@ -114,17 +114,16 @@ void JsonTxIdList(fmt::memory_buffer* out, const std::vector<wal::TxId>& ids) {
   PutStr(out, "]");
 }
 
-
 void HeaderText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
-  Put(out, " magic 0x{:016x} version {} segment {} node {} order {}", a.header.magic,
-      a.header.version, a.header.segment, a.header.node_id.ToString(), a.header.node_order);
+  Put(out, " magic 0x{:016x} version {} segment {} node {} order {}", a.header.magic, a.header.version,
+      a.header.segment, a.header.node_id.ToString(), a.header.node_order);
 }
 
 void HeaderJson(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
-  Put(out, ",\"magic\":\"0x{:016x}\",\"version\":{},\"segment_index\":{},\"node_id\":\"{}\","
-           "\"node_order\":{}",
-      a.header.magic, a.header.version, a.header.segment, a.header.node_id.ToString(),
-      a.header.node_order);
+  Put(out,
+      ",\"magic\":\"0x{:016x}\",\"version\":{},\"segment_index\":{},\"node_id\":\"{}\","
+      "\"node_order\":{}",
+      a.header.magic, a.header.version, a.header.segment, a.header.node_id.ToString(), a.header.node_order);
 }
 
 void TxText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
@@ -155,10 +154,8 @@ void TxJson(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* o
   PutStr(out, wal::TxStateName(t.state));
   PutStr(out, "\",\"topology_version\":");
   PutU(out, t.topology_version);
-  PutStr(out, (t.flags & wal::kTxFlagRecoveryFinish) != 0 ? ",\"recovery_finish\":true"
-                                                           : ",\"recovery_finish\":false");
-  PutStr(out, (t.flags & wal::kTxFlagOnePhase) != 0 ? ",\"one_phase\":true"
-                                                     : ",\"one_phase\":false");
+  PutStr(out, (t.flags & wal::kTxFlagRecoveryFinish) != 0 ? ",\"recovery_finish\":true" : ",\"recovery_finish\":false");
+  PutStr(out, (t.flags & wal::kTxFlagOnePhase) != 0 ? ",\"one_phase\":true" : ",\"one_phase\":false");
   PutStr(out, ",\"timestamp\":");
   PutU(out, t.timestamp);
   PutStr(out, ",\"participants\":[");
@@ -176,8 +173,8 @@ void TxJson(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* o
   PutStr(out, "],\"counters\":[");
   for (size_t i = 0; i < t.counters.size(); ++i) {
     const auto& c = t.counters[i];
-    Put(out, "{}{{\"cache\":{},\"partition\":{},\"start\":{},\"range\":{}}}", i ? "," : "", c.cache_id,
-        c.partition, c.start, c.delta);
+    Put(out, "{}{{\"cache\":{},\"partition\":{},\"start\":{},\"range\":{}}}", i ? "," : "", c.cache_id, c.partition,
+        c.start, c.delta);
   }
   PutStr(out, "]");
 }
@@ -243,8 +240,7 @@ void DataJson(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out
     PutTxId(out, e.xid);
     PutStr(out, "\",\"write_version\":\"");
     PutTxId(out, e.write_version);
-    PutStr(out, (e.flags & wal::kEntryFlagPrimary) != 0 ? "\",\"primary\":true}"
-                                                         : "\",\"primary\":false}");
+    PutStr(out, (e.flags & wal::kEntryFlagPrimary) != 0 ? "\",\"primary\":true}" : "\",\"primary\":false}");
   });
   PutStr(out, "]");
 }
@@ -278,14 +274,13 @@ void SnapshotJson(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buf
 }
 
 void CutStartText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
-  Put(out, " cut {} topver {} ts ", a.cut_start.cut_id.ToString(),
-      a.cut_start.topology_version);
+  Put(out, " cut {} topver {} ts ", a.cut_start.cut_id.ToString(), a.cut_start.topology_version);
   AppendTimestamp(out, a.cut_start.timestamp);
 }
 
 void CutStartJson(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
-  Put(out, ",\"cut\":\"{}\",\"topology_version\":{},\"timestamp\":{}",
-      a.cut_start.cut_id.ToString(), a.cut_start.topology_version, a.cut_start.timestamp);
+  Put(out, ",\"cut\":\"{}\",\"topology_version\":{},\"timestamp\":{}", a.cut_start.cut_id.ToString(),
+      a.cut_start.topology_version, a.cut_start.timestamp);
 }
 
 void CutFinishText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
@@ -306,8 +301,7 @@ void CutFinishText(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_bu
 }
 
 void CutFinishJson(const AnyRecord& a, const RecordFormat& /*f*/, fmt::memory_buffer* out) {
-  Put(out, ",\"cut\":\"{}\",\"timestamp\":{},\"before\":", a.cut_finish.cut_id.ToString(),
-      a.cut_finish.timestamp);
+  Put(out, ",\"cut\":\"{}\",\"timestamp\":{},\"before\":", a.cut_finish.cut_id.ToString(), a.cut_finish.timestamp);
   JsonTxIdList(out, a.cut_finish.before);
   PutStr(out, ",\"after\":");
   JsonTxIdList(out, a.cut_finish.after);
@@ -321,14 +315,10 @@ void SwitchJson(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*) {}
 // format that adds record types adds rows (Ignite's are in dump_ignite.cc); a type with
 // no row is printed by name (or number) and size only.
 constexpr RecordDesc kDescs[] = {
-    {4, HeaderText, HeaderJson},
-    {0, TxText, TxJson},
-    {70, DataText, DataJson},
-    {57, RollbackText, RollbackJson},
-    {75, SnapshotText, SnapshotJson},
-    {76, CutStartText, CutStartJson},
-    {77, CutFinishText, CutFinishJson},
-    {40, SwitchText, SwitchJson},
+    {4, HeaderText, HeaderJson},        {0, TxText, TxJson},
+    {70, DataText, DataJson},           {57, RollbackText, RollbackJson},
+    {75, SnapshotText, SnapshotJson},   {76, CutStartText, CutStartJson},
+    {77, CutFinishText, CutFinishJson}, {40, SwitchText, SwitchJson},
 };
 
 // The row of a type id, by a table indexed by the id.
@@ -417,8 +407,7 @@ void AppendTime(fmt::memory_buffer* out, uint64_t ns) {
   }
 }
 
-void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f,
-                      fmt::memory_buffer* out) {
+void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f, fmt::memory_buffer* out) {
   PutStr(out, node);
   out->push_back(' ');
   PutU(out, r.ptr.segment);
@@ -440,8 +429,7 @@ void AppendRecordText(std::string_view node, const wal::Record& r, const RecordF
   out->push_back('\n');
 }
 
-void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordFormat& f,
-                      fmt::memory_buffer* out) {
+void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordFormat& f, fmt::memory_buffer* out) {
   PutStr(out, "{\"node\":");
   AppendJsonString(out, node);
   PutStr(out, ",\"segment\":");

@@ -33,10 +33,8 @@ struct RecordFormat {
   }
 };
 
-void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f,
-                      fmt::memory_buffer* out);
-void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordFormat& f,
-                      fmt::memory_buffer* out);
+void AppendRecordText(std::string_view node, const wal::Record& r, const RecordFormat& f, fmt::memory_buffer* out);
+void AppendRecordJson(std::string_view node, const wal::Record& r, const RecordFormat& f, fmt::memory_buffer* out);
 
 // Nanoseconds of simulated time as seconds with nine decimals.
 void AppendTimestamp(fmt::memory_buffer* out, uint64_t ns);

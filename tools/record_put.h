@@ -4,8 +4,8 @@
 
 #include <charconv>
 #include <cstdint>
-#include <string>
 #include <iterator>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -40,8 +40,8 @@ inline void PutI(fmt::memory_buffer* out, int64_t v) {
 
 // " [cache ID (NAME) part P cntr C OP key ": the head of a DATA entry's text, in either
 // format (Ignite's cache ids are signed), NAME only when known.
-void PutEntryHead(fmt::memory_buffer* out, int64_t cache, const std::string* name, uint64_t partition,
-                  uint64_t counter, wal::EntryOp op);
+void PutEntryHead(fmt::memory_buffer* out, int64_t cache, const std::string* name, uint64_t partition, uint64_t counter,
+                  wal::EntryOp op);
 
 // "T.N.O", or "T.N.O@D" with a data-center id.
 void PutTxId(fmt::memory_buffer* out, const wal::TxId& id);

@@ -103,7 +103,8 @@ class ReplayCounter {
 // once replayed). Checked before any WAL is read.
 bool CheckSubset(const RestoreOptions& o, const app::WalInputs& inputs, Output& output) {
   for (const auto& want : o.nodes) {
-    if (std::none_of(inputs.nodes.begin(), inputs.nodes.end(), [&](const app::WalInput& n) { return n.node == want; })) {
+    if (std::none_of(inputs.nodes.begin(), inputs.nodes.end(),
+                     [&](const app::WalInput& n) { return n.node == want; })) {
       output.Error("no node \"{}\" in \"{}\"", want, o.dir);
       return false;
     }
@@ -112,7 +113,8 @@ bool CheckSubset(const RestoreOptions& o, const app::WalInputs& inputs, Output& 
   const cut::ClusterInfo& cluster = *inputs.cluster;
   uint32_t most = 0;
   for (uint32_t id : o.caches) {
-    if (std::none_of(cluster.caches.begin(), cluster.caches.end(), [&](const cut::CacheInfo& c) { return c.id == id; })) {
+    if (std::none_of(cluster.caches.begin(), cluster.caches.end(),
+                     [&](const cut::CacheInfo& c) { return c.id == id; })) {
       std::string have;
       for (const auto& c : cluster.caches) have += (have.empty() ? "" : ", ") + std::to_string(c.id);
       output.Error("--cache: no cache {} in \"{}\" (its caches: {})", id, o.dir, have);
@@ -136,7 +138,8 @@ bool CheckSubset(const RestoreOptions& o, const app::WalInputs& inputs, Output& 
 // Every --node takes part in the chosen cut.
 bool CheckNodes(const RestoreOptions& o, const cut::CutReport& chosen, Output& output) {
   for (const auto& want : o.nodes) {
-    if (std::none_of(chosen.nodes.begin(), chosen.nodes.end(), [&](const cut::CutNodeRow& r) { return r.node == want; })) {
+    if (std::none_of(chosen.nodes.begin(), chosen.nodes.end(),
+                     [&](const cut::CutNodeRow& r) { return r.node == want; })) {
       output.Error("--node {}: it takes no part in cut {} (it does not hold its base snapshot \"{}\")", want,
                    chosen.id.ToString(), chosen.base);
       return false;
@@ -179,9 +182,10 @@ void PlanText(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
                    "  {:<12} {} from {} to {} (Start {}), apply what committed before Start except {} "
                    "listed After, and {} listed Before after it\n",
                    n.node,
-                   !n.ignite_store.empty() ? fmt::format("base {} (Ignite's full snapshot '{}')", n.base_dir, n.snapshot)
-                   : n.ignite              ? std::string("no base (Ignite: its WAL from its first record)")
-                                           : "base " + n.base_dir,
+                   !n.ignite_store.empty()
+                       ? fmt::format("base {} (Ignite's full snapshot '{}')", n.base_dir, n.snapshot)
+                   : n.ignite ? std::string("no base (Ignite: its WAL from its first record)")
+                              : "base " + n.base_dir,
                    n.from.ToString(), n.finish.ToString(), n.start.ToString(), n.after.size(), n.before.size());
   }
 }
@@ -190,12 +194,8 @@ void PlanText(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
 int RestoreFailed(const wal::Status& status, const RestoreOptions& o, Output& output) {
   switch (status.code()) {
     case wal::StatusCode::kAlreadyExists:
-    case wal::StatusCode::kInvalidArgument:
-      output.Error("{}", status.message());
-      return kExitUsage;
-    case wal::StatusCode::kIoError:
-      output.Error("{}", status.message());
-      return kExitUnreadable;
+    case wal::StatusCode::kInvalidArgument: output.Error("{}", status.message()); return kExitUsage;
+    case wal::StatusCode::kIoError: output.Error("{}", status.message()); return kExitUnreadable;
     case wal::StatusCode::kCancelled:
       output.Error("interrupted: nothing of \"{}\" was kept", o.out);
       return kExitInterrupted;
@@ -362,7 +362,8 @@ int RunRestore(const RestoreOptions& given, Output& output) {
       name = app::BoundToIncrement(&nodes, name, how.increment->second);
     }
     const uint32_t k = how.increment->second;
-    how.tap = [&kept, name, k, budget = recovery::KeptRecords::Budget()](size_t, const app::WalInput& in) -> cut::RecordTap {
+    how.tap = [&kept, name, k, budget = recovery::KeptRecords::Budget()](size_t,
+                                                                         const app::WalInput& in) -> cut::RecordTap {
       auto range = app::IncrementRangeOf(in, name, k);
       if (!range) return nullptr;
       auto records = std::make_shared<recovery::KeptRecords>(range->from, range->cut_id, budget);
@@ -405,8 +406,9 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;
   }
-  auto plan = ignite_wals.empty() ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
-                                  : app::PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, chosen, o.nodes);
+  auto plan = ignite_wals.empty()
+                  ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
+                  : app::PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
@@ -416,13 +418,15 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     n.only_partitions = o.partitions;
     // Kept records stand for the WAL only where the check read it without an error.
     auto k = kept.find(n.node);
-    auto index = std::find_if(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& x) { return x.node == n.node; });
+    auto index =
+        std::find_if(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& x) { return x.node == n.node; });
     if (k != kept.end() && index != indexes.end() && index->read_errors.empty() && index->open_error.empty()) {
       n.kept = k->second;
     }
   }
   kept.clear();  // what no replay will use is let go, its budget given back
-  if (!o.dry_run) return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, ignite_caches, output);
+  if (!o.dry_run)
+    return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, ignite_caches, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
     output.Error("refusing to restore: {}", s.message());
     return s.code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;

@@ -22,10 +22,10 @@ struct RestoreOptions {
   std::optional<TimeTarget> time;  // the latest consistent cut finished at or before it
   std::string snapshot;            // only the increments of this base snapshot
   std::vector<std::string> nodes;
-  std::vector<std::string> cache_names;        // --cache as given: names or ids
+  std::vector<std::string> cache_names;      // --cache as given: names or ids
   std::vector<uint32_t> caches, partitions;  // --cache (resolved), --partition: restore only these
-  unsigned jobs = 0;           // 0: one per core
-  bool force = false;          // keep output whose copies disagree, marked so
+  unsigned jobs = 0;                         // 0: one per core
+  bool force = false;                        // keep output whose copies disagree, marked so
   bool dry_run = false;
   // Called once reading is done and writing starts: from then on SIGINT/SIGTERM set the
   // flag it returns (until then a signal ends the process, which has written nothing).

@@ -16,7 +16,10 @@ namespace {
 void SummaryJson(const sim::SimSummary& s, fmt::memory_buffer* b) {
   const cut::CutStats& k = s.classification;
   JsonWriter j(b);
-  j.BeginObject().Field("schema", 1).Field("txs_committed", s.txs_committed).Field("txs_rolled_back", s.txs_rolled_back);
+  j.BeginObject()
+      .Field("schema", 1)
+      .Field("txs_committed", s.txs_committed)
+      .Field("txs_rolled_back", s.txs_rolled_back);
   j.Field("lock_timeouts", s.lock_timeouts).Field("one_phase", s.one_phase).Field("two_phase", s.two_phase);
   j.Field("cuts_started", s.cuts_started).Field("cuts_consistent", s.cuts_consistent);
   j.Field("simulated_ns", s.simulated_ns).Key("faults").BeginObject().Field("crashes", s.crashes);
@@ -65,9 +68,7 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
       case wal::StatusCode::kInvalidArgument:  // a fault the cluster cannot take
         output.Error("simulation failed: {}", published.ToString());
         return kExitUsage;
-      default:
-        output.Error("simulation failed: {}", published.ToString());
-        return kExitInternal;
+      default: output.Error("simulation failed: {}", published.ToString()); return kExitInternal;
     }
   }
   if (o.quiet) return kExitOk;
@@ -84,11 +85,11 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
       "transactions: {} committed, {} rolled back ({} lock timeouts), {} 1PC, {} 2PC\n"
       "cuts: {} started, {} consistent\n"
       "simulated time: {}.{:09} s\n",
-      o.out, s.txs_committed, s.txs_rolled_back, s.lock_timeouts, s.one_phase, s.two_phase,
-      s.cuts_started, s.cuts_consistent, s.simulated_ns / 1000000000u, s.simulated_ns % 1000000000u);
+      o.out, s.txs_committed, s.txs_rolled_back, s.lock_timeouts, s.one_phase, s.two_phase, s.cuts_started,
+      s.cuts_consistent, s.simulated_ns / 1000000000u, s.simulated_ns % 1000000000u);
   if (s.crashes + s.joins + s.txs_recovered > 0) {
-    t += fmt::format("faults: {} crashed, {} joined, {} transactions finished by recovery, {} gaps closed\n",
-                     s.crashes, s.joins, s.txs_recovered, s.gaps_closed);
+    t += fmt::format("faults: {} crashed, {} joined, {} transactions finished by recovery, {} gaps closed\n", s.crashes,
+                     s.joins, s.txs_recovered, s.gaps_closed);
   }
   for (const auto& n : s.nodes) {
     t += fmt::format("{}: {} records, {} bytes of WAL\n", n.name, n.records, n.bytes);
@@ -96,8 +97,7 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
   t += fmt::format(
       "watched transactions: {} (before {}, after by txCutId {}, after by topology {}, "
       "rolled back {}; committed during the start step {})\n",
-      k.watched, k.before, k.after_by_stamp, k.after_by_topology, k.rolled_back,
-      k.committed_in_start_step);
+      k.watched, k.before, k.after_by_stamp, k.after_by_topology, k.rolled_back, k.committed_in_start_step);
   output.out->Write(t);
   return kExitOk;
 }

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "tools/output.h"
 #include "sim/config.h"
+#include "tools/output.h"
 
 namespace tools {
 

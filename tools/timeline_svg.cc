@@ -24,8 +24,8 @@ struct Commit {
 
 struct Lane {
   std::string node;
-  std::vector<Commit> commits;          // in WAL order
-  std::optional<cut::CutOnNode> cut;    // the chosen cut's records here
+  std::vector<Commit> commits;        // in WAL order
+  std::optional<cut::CutOnNode> cut;  // the chosen cut's records here
 };
 
 constexpr double kWidth = 1200, kLeft = 110, kRight = 70, kTop = 70, kLaneHeight = 56;
@@ -104,7 +104,9 @@ class Timeline {
 
  private:
   bool InView(const Commit& c) const { return c.ts >= lo_ && c.ts <= hi_; }
-  double Xt(uint64_t ts) const { return kLeft + plot_ * static_cast<double>(ts - lo_) / static_cast<double>(hi_ - lo_); }
+  double Xt(uint64_t ts) const {
+    return kLeft + plot_ * static_cast<double>(ts - lo_) / static_cast<double>(hi_ - lo_);
+  }
   double X(size_t lane, const Commit& c) { return o_.axis_offset ? rank_x_[lane][c.ptr] : Xt(c.ts); }
   double LaneY(size_t lane) const { return kTop + kLaneHeight * static_cast<double>(lane) + kLaneHeight / 2; }
   std::optional<cut::Side> SideOf(size_t lane, const Commit& c) const {
@@ -163,11 +165,12 @@ Timeline::Timeline(std::vector<Lane> lanes, const cut::CutReport& chosen, const 
 
 void Timeline::Header(double height) {
   auto it = std::back_inserter(b_);
-  fmt::format_to(it,
-                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\" "
-                 "font-family=\"sans-serif\" font-size=\"12\">\n",
-                 kWidth, height, kWidth, height);
+  fmt::format_to(
+      it,
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n",
+      kWidth, height, kWidth, height);
   fmt::format_to(it, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
   fmt::format_to(it, "<text x=\"{:.0f}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">cut {} ({}{})</text>\n", kLeft,
                  chosen_.id.ToString(), cut::CutStatusName(chosen_.status),
@@ -179,7 +182,8 @@ void Timeline::Legend() {
   double lx = kLeft;
   auto legend = [&](const char* color, const char* label, bool line) {
     if (line) {
-      fmt::format_to(it, "<line x1=\"{:.0f}\" y1=\"38\" x2=\"{:.0f}\" y2=\"48\" stroke=\"{}\" stroke-width=\"2\"/>", lx, lx, color);
+      fmt::format_to(it, "<line x1=\"{:.0f}\" y1=\"38\" x2=\"{:.0f}\" y2=\"48\" stroke=\"{}\" stroke-width=\"2\"/>", lx,
+                     lx, color);
     } else {
       fmt::format_to(it, "<rect x=\"{:.0f}\" y=\"37\" width=\"3\" height=\"12\" fill=\"{}\"/>", lx - 1, color);
     }
@@ -191,7 +195,9 @@ void Timeline::Legend() {
   legend("#2ca02c", "Start record", true);
   legend("#9467bd", "Finish record", true);
   legend(kWarn, "different sides (violation)", true);
-  fmt::format_to(it, "<circle cx=\"{:.0f}\" cy=\"43\" r=\"3\" fill=\"none\" stroke=\"black\"/><text x=\"{:.0f}\" y=\"47\">listed in before/after</text>\n",
+  fmt::format_to(it,
+                 "<circle cx=\"{:.0f}\" cy=\"43\" r=\"3\" fill=\"none\" stroke=\"black\"/><text x=\"{:.0f}\" "
+                 "y=\"47\">listed in before/after</text>\n",
                  lx, lx + 8);
 }
 
@@ -200,7 +206,8 @@ void Timeline::LaneLines() {
   for (size_t i = 0; i < lanes_.size(); ++i) {
     const double y = LaneY(i);
     fmt::format_to(it, "<g class=\"lane\" data-node=\"{}\">\n", Esc(lanes_[i].node));
-    fmt::format_to(it, "<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"#cccccc\"/>\n", kLeft, y, kWidth - kRight, y);
+    fmt::format_to(it, "<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"#cccccc\"/>\n", kLeft, y,
+                   kWidth - kRight, y);
     fmt::format_to(it, "<text x=\"10\" y=\"{:.1f}\">{}</text>\n", y + 4, Esc(lanes_[i].node));
     fmt::format_to(it, "</g>\n");
   }
@@ -225,8 +232,11 @@ void Timeline::Joins() {
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
     for (const auto& [lane, c] : sorted) points += fmt::format("{:.1f},{:.1f} ", X(lane, *c), LaneY(lane));
     points.pop_back();
-    fmt::format_to(it, "<polyline class=\"tx{}\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" opacity=\"{}\"><title>tx {}</title></polyline>\n",
-                   split ? " split" : "", points, split ? kWarn : "#999999", split ? 2 : 0.5, split ? 1.0 : 0.35, xid.ToString());
+    fmt::format_to(it,
+                   "<polyline class=\"tx{}\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" "
+                   "opacity=\"{}\"><title>tx {}</title></polyline>\n",
+                   split ? " split" : "", points, split ? kWarn : "#999999", split ? 2 : 0.5, split ? 1.0 : 0.35,
+                   xid.ToString());
   }
 }
 
@@ -241,23 +251,33 @@ void Timeline::Ticks() {
       auto side = SideOf(i, c);
       const char* color = !side ? "#7f7f7f" : *side == cut::Side::kBefore ? kBefore : kAfter;
       const double x = X(i, c);
-      fmt::format_to(it, "<rect class=\"commit\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"2\" height=\"18\" fill=\"{}\"><title>tx {} at {} ({})</title></rect>\n",
+      fmt::format_to(it,
+                     "<rect class=\"commit\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"2\" height=\"18\" fill=\"{}\"><title>tx "
+                     "{} at {} ({})</title></rect>\n",
                      x - 1, y - 9, color, c.xid.ToString(), c.ptr.ToString(),
-                     !side ? "no cut here" : *side == cut::Side::kBefore ? "Before" : "After");
+                     !side                         ? "no cut here"
+                     : *side == cut::Side::kBefore ? "Before"
+                                                   : "After");
       ++marks;
       if (lanes_[i].cut) {
         const auto& k = *lanes_[i].cut;
         const bool listed = std::find(k.before.begin(), k.before.end(), c.xid) != k.before.end() ||
                             std::find(k.after.begin(), k.after.end(), c.xid) != k.after.end();
-        if (listed) fmt::format_to(it, "<circle class=\"listed\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"none\" stroke=\"black\"/>\n", x, y - 13);
+        if (listed)
+          fmt::format_to(
+              it, "<circle class=\"listed\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"none\" stroke=\"black\"/>\n", x,
+              y - 13);
       }
     }
     if (lanes_[i].cut && !o_.axis_offset) {
       const auto& k = *lanes_[i].cut;
-      for (auto [ts, color, label] : {std::tuple{k.start_ts, "#2ca02c", "Start"}, std::tuple{k.finish_ts, "#9467bd", "Finish"}}) {
+      for (auto [ts, color, label] :
+           {std::tuple{k.start_ts, "#2ca02c", "Start"}, std::tuple{k.finish_ts, "#9467bd", "Finish"}}) {
         if (ts < lo_ || ts > hi_) continue;
         const double x = Xt(ts);
-        fmt::format_to(it, "<line class=\"marker\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\"><title>{} record</title></line>\n",
+        fmt::format_to(it,
+                       "<line class=\"marker\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
+                       "stroke-width=\"2\"><title>{} record</title></line>\n",
                        x, y - kLaneHeight / 2 + 4, x, y + kLaneHeight / 2 - 4, color, label);
       }
     }
@@ -268,7 +288,8 @@ void Timeline::Ticks() {
 void Timeline::Axis() {
   auto it = std::back_inserter(b_);
   const double ay = kTop + kLaneHeight * static_cast<double>(lanes_.size()) + 10;
-  fmt::format_to(it, "<line x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"black\"/>\n", kLeft, ay, kWidth - kRight, ay);
+  fmt::format_to(it, "<line x1=\"{:.0f}\" y1=\"{:.0f}\" x2=\"{:.0f}\" y2=\"{:.0f}\" stroke=\"black\"/>\n", kLeft, ay,
+                 kWidth - kRight, ay);
   for (int t = 0; t <= 5; ++t) {
     const double x = kLeft + plot_ * t / 5;
     std::string label;
@@ -291,8 +312,14 @@ void Timeline::Axis() {
       AppendTimestamp(&lb, lo_ + static_cast<uint64_t>(static_cast<double>(hi_ - lo_) * t / 5));
       label = fmt::to_string(lb) + " s";
     }
-    fmt::format_to(it, "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"black\"/><text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"{}\">{}</text>\n",
-                   x, ay, x, ay + 5, x, ay + 20, t == 0 ? "start" : t == 5 ? "end" : "middle", label);
+    fmt::format_to(it,
+                   "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"black\"/><text x=\"{:.1f}\" "
+                   "y=\"{:.0f}\" text-anchor=\"{}\">{}</text>\n",
+                   x, ay, x, ay + 5, x, ay + 20,
+                   t == 0   ? "start"
+                   : t == 5 ? "end"
+                            : "middle",
+                   label);
   }
 }
 

@@ -14,8 +14,8 @@
 namespace tools {
 
 struct TimelineOptions {
-  bool axis_offset = false;     // x by WAL order instead of time
-  std::optional<double> from;   // seconds
+  bool axis_offset = false;    // x by WAL order instead of time
+  std::optional<double> from;  // seconds
   std::optional<double> to;
 };
 

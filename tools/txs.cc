@@ -19,8 +19,8 @@ namespace {
 // transactions are collected from the records the check's reading sees, and the cuts
 // keep their sets for the sides. In the order the nodes were given; false (with *code)
 // when the inputs cannot be resolved.
-bool ReadAll(const std::vector<std::string>& paths, const std::optional<wal::TxId>& only, Output& output, app::WalInputs* inputs,
-             std::vector<cut::NodeTxs>* nodes, cut::ClusterReport* report, int* code) {
+bool ReadAll(const std::vector<std::string>& paths, const std::optional<wal::TxId>& only, Output& output,
+             app::WalInputs* inputs, std::vector<cut::NodeTxs>* nodes, cut::ClusterReport* report, int* code) {
   std::vector<std::unique_ptr<cut::TxCensus>> census;
   WalCheck how;
   how.keep_sets = true;
@@ -88,7 +88,8 @@ size_t FirstAtOrAfter(const cut::NodeTxs& n, const wal::TxId& x, size_t from = 0
   }
   const size_t hi = std::min(n.txs.size(), lo + step + 1);
   const auto begin = n.txs.begin();
-  return static_cast<size_t>(std::lower_bound(begin + static_cast<ptrdiff_t>(lo), begin + static_cast<ptrdiff_t>(hi), x, below) - begin);
+  return static_cast<size_t>(
+      std::lower_bound(begin + static_cast<ptrdiff_t>(lo), begin + static_cast<ptrdiff_t>(hi), x, below) - begin);
 }
 
 // Where the rows are split into ranges: every k-th id of each node is a candidate, and
@@ -120,13 +121,12 @@ std::vector<wal::TxId> RangeBounds(const std::vector<cut::NodeTxs>& nodes, size_
 // Prints every row, in id order: the ids are split into ranges (RangeBounds), printed by
 // a thread per core, and written out in order, a few ranges ahead at most (MakeInOrder).
 // Counts the rows and those shown.
-void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, bool quiet,
-               Output& output, size_t* rows, size_t* shown) {
+void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer, bool json, bool quiet, Output& output,
+               size_t* rows, size_t* shown) {
   // Ranges of about 2 MiB of text when transactions write few keys: fewer than 512 ids
   // of each node, fewer still when many nodes or cuts make each transaction's lines long
   // (one id of each node at the least). Nothing is printed with --quiet.
-  const size_t k =
-      quiet ? 256 : std::clamp<size_t>((size_t{1} << 20) / std::max<size_t>(1, printer.IdBytes()), 1, 256);
+  const size_t k = quiet ? 256 : std::clamp<size_t>((size_t{1} << 20) / std::max<size_t>(1, printer.IdBytes()), 1, 256);
   const std::vector<wal::TxId> bounds = RangeBounds(nodes, k);  // range r is [bounds[r - 1], bounds[r])
   const size_t ranges = bounds.size() + 1;
   auto place = [&](size_t i, size_t r) -> size_t {  // where range r begins in node i

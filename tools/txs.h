@@ -10,7 +10,7 @@
 namespace tools {
 
 struct TxsOptions {
-  std::vector<std::string> paths;  // a cluster directory, node directories, Ignite work or snapshot directories
+  std::vector<std::string> paths;    // a cluster directory, node directories, Ignite work or snapshot directories
   std::optional<std::string> tx;     // one transaction (T.N.O)
   std::optional<std::string> state;  // PREPARED, COMMITTED, ROLLED_BACK, UNKNOWN, missing
   bool in_doubt = false;

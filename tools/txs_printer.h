@@ -28,7 +28,7 @@ namespace tools {
 struct Row {
   wal::TxId xid;
   std::vector<std::pair<size_t, const cut::TxOnNode*>> nodes;  // by node index
-  const cut::NodeTxs* named_by = nullptr;  // the node whose TX_RECORD gives the participants
+  const cut::NodeTxs* named_by = nullptr;                      // the node whose TX_RECORD gives the participants
   const cut::TxOnNode* naming = nullptr;
 };
 
@@ -86,6 +86,5 @@ class TxsPrinter {
   static constexpr uint32_t kNoNode = UINT32_MAX;
   std::vector<uint32_t> index_of_order_;
 };
-
 
 }  // namespace tools

@@ -32,8 +32,8 @@ NodeCut::NodeCut(std::string id_in, const wal::Pointer& start_in, const wal::Poi
 
 cut::Side SideOf(const NodeCut& c, const wal::TxId& xid, const wal::Pointer& commit) {
   auto listed = [&](const std::vector<wal::TxId>& v) { return std::binary_search(v.begin(), v.end(), xid); };
-  return cut::SideOfCommit(cut::RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); },
-                           [&] { return listed(c.after); });
+  return cut::SideOfCommit(
+      cut::RegionOf(commit, c.start, c.finish), [&] { return listed(c.before); }, [&] { return listed(c.after); });
 }
 
 NodeSides::NodeSides(std::vector<NodeCut> cuts) : cuts_(std::move(cuts)) {

@@ -84,8 +84,7 @@ void NodeSides::AppendSides(const wal::TxId& xid, const wal::Pointer& commit, bo
   const Runs& runs = as_json ? json_ : text_;
   // Cuts [0, a) finished at or before the commit, [b, n) start after it; a <= b, as
   // each cut starts at or before its finish.
-  const auto a =
-      static_cast<size_t>(std::upper_bound(finishes_.begin(), finishes_.end(), commit) - finishes_.begin());
+  const auto a = static_cast<size_t>(std::upper_bound(finishes_.begin(), finishes_.end(), commit) - finishes_.begin());
   const auto b = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), commit) - starts_.begin());
   if (a != 0) append(std::string_view(runs.afters).substr(0, runs.afters_end[a - 1]));
   for (size_t k = a; k < b; ++k) one(cuts_[k]);

@@ -60,8 +60,7 @@ void VerifyText(const recovery::VerifyReport& r, fmt::memory_buffer* b) {
     fmt::format_to(it, "differs (ATOMIC) {} cache {} partition {} [{}]: {}\n", recovery::ConflictKindName(c.kind),
                    static_cast<int32_t>(c.cache), c.partition, fmt::join(c.nodes, ","), c.detail);
   }
-  std::string verdict =
-      r.conflicts.empty() ? "all copies agree" : fmt::format("{} conflict(s)", r.conflicts.size());
+  std::string verdict = r.conflicts.empty() ? "all copies agree" : fmt::format("{} conflict(s)", r.conflicts.size());
   if (!r.atomic_differences.empty()) {
     verdict += fmt::format("{} {} difference(s) between copies of ATOMIC caches, as Ignite's own restore leaves them",
                            r.conflicts.empty() ? " but for" : "; and", r.atomic_differences.size());

@@ -9,9 +9,9 @@
 namespace tools {
 
 struct VerifyOptions {
-  std::vector<std::string> dirs;  // one of walcut's; Apache Ignite's page stores, several
-  std::string snapshot;           // Ignite: the full snapshot a work directory holds
-  unsigned jobs = 0;              // Ignite: threads reading files (0: one per core)
+  std::vector<std::string> dirs;         // one of walcut's; Apache Ignite's page stores, several
+  std::string snapshot;                  // Ignite: the full snapshot a work directory holds
+  unsigned jobs = 0;                     // Ignite: threads reading files (0: one per core)
   std::vector<std::string> cache_names;  // --cache: only these caches (Ignite: their groups)
   bool json = false;
   bool quiet = false;

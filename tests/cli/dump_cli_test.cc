@@ -1,25 +1,24 @@
 // `walcut dump` behaviour that golden files do not pin: exit codes, filters, errors.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
-#include <cerrno>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cerrno>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
-
 #include <nlohmann/json.hpp>
 
 #include "libwal/segment_file.h"
 #include "libwal/wal_writer.h"
 #include "tests/support/run_cli.h"
-#include "tools/dump.h"
 #include "tests/support/temp_dir.h"
+#include "tools/dump.h"
 
 extern char** environ;
 
@@ -229,8 +228,8 @@ TEST(DumpCli, IgniteNodeInPartsReportsWhatOneReaderReports) {
 TEST(DumpCli, StatsByNodePartitionAndCacheCountWhatTheRecordsHold) {
   TempDir dir;
   const std::string c = dir.path() + "/c";
-  ASSERT_EQ(RunCli({"simulate", "-q", "-o", c, "--txs", "800", "--rollback-rate", "0.2", "--partitions", "8",
-                    "--crash", "node-1@600", "--seed", "4"})
+  ASSERT_EQ(RunCli({"simulate", "-q", "-o", c, "--txs", "800", "--rollback-rate", "0.2", "--partitions", "8", "--crash",
+                    "node-1@600", "--seed", "4"})
                 .code,
             0);
   std::map<std::string, uint64_t> records;
@@ -291,8 +290,7 @@ TEST(DumpCli, TornTailIsReportedButExitsZero) {
 }
 
 TEST(DumpCli, LimitCountsAfterFilters) {
-  auto r = RunCli({"dump", "--type", "tx", "--limit", "5",
-                   std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny/node-0"});
+  auto r = RunCli({"dump", "--type", "tx", "--limit", "5", std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny/node-0"});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(Lines(r.out), 5u);
   EXPECT_EQ(r.out.find("DATA_RECORD"), std::string::npos);
@@ -310,8 +308,7 @@ TEST(DumpCli, FromAndToSelectARange) {
 }
 
 TEST(DumpCli, CutFilterTakesAPrefix) {
-  auto r = RunCli({"dump", "--cut", "5eed5eed",
-                   std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny/node-0"});
+  auto r = RunCli({"dump", "--cut", "5eed5eed", std::string(WALCUT_SOURCE_DIR) + "/testdata/tiny/node-0"});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(Lines(r.out), 2u);
 }
@@ -356,8 +353,8 @@ TEST(DumpCli, FollowSeesRecordsAppendedLater) {
   ASSERT_TRUE((*w)->Flush().ok());
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
-  std::vector<std::string> args = {WALCUT_BINARY, "dump", "--follow", "--follow-interval", "0.02", "--follow-idle",
-                                   "1.5", "--type", "cut-start", dir.path() + "/node-9"};
+  std::vector<std::string> args = {WALCUT_BINARY,   "dump", "--follow", "--follow-interval", "0.02",
+                                   "--follow-idle", "1.5",  "--type",   "cut-start",         dir.path() + "/node-9"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -23,13 +23,9 @@ class DumpGolden : public ::testing::Test {
 
 TEST_F(DumpGolden, TextOfANodeDirectory) { Check({"dump", "testdata/tiny/node-0"}, "dump-node0.txt"); }
 
-TEST_F(DumpGolden, JsonOfACompressedNode) {
-  Check({"dump", "--json", "testdata/tiny/node-1"}, "dump-node1.jsonl");
-}
+TEST_F(DumpGolden, JsonOfACompressedNode) { Check({"dump", "--json", "testdata/tiny/node-1"}, "dump-node1.jsonl"); }
 
-TEST_F(DumpGolden, StatsOfTheClusterDirectory) {
-  Check({"dump", "--stats", "testdata/tiny"}, "dump-stats.txt");
-}
+TEST_F(DumpGolden, StatsOfTheClusterDirectory) { Check({"dump", "--stats", "testdata/tiny"}, "dump-stats.txt"); }
 
 TEST_F(DumpGolden, StatsAsJson) { Check({"dump", "--stats", "--json", "testdata/tiny"}, "dump-stats.json"); }
 
@@ -37,13 +33,10 @@ TEST_F(DumpGolden, FilterByKeyShowsOnlyMatchingEntries) {
   Check({"dump", "--key", "acct-6", "testdata/tiny/node-0"}, "dump-key.txt");
 }
 
-TEST_F(DumpGolden, FilterByTxAcrossRecordTypes) {
-  Check({"dump", "--tx", "1.1.13", "testdata/tiny"}, "dump-tx.txt");
-}
+TEST_F(DumpGolden, FilterByTxAcrossRecordTypes) { Check({"dump", "--tx", "1.1.13", "testdata/tiny"}, "dump-tx.txt"); }
 
 TEST_F(DumpGolden, ValuesHashed) {
-  Check({"dump", "--values", "hash", "--type", "data", "--limit", "3", "testdata/tiny/node-0"},
-        "dump-values-hash.txt");
+  Check({"dump", "--values", "hash", "--type", "data", "--limit", "3", "testdata/tiny/node-0"}, "dump-values-hash.txt");
 }
 
 TEST_F(DumpGolden, SingleSegmentFile) {

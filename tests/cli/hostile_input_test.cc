@@ -12,9 +12,9 @@
 #include "libwal/format.h"
 #include "libwal/record.h"
 #include "libwal/wal_writer.h"
+#include "sim/simulate.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -36,7 +36,9 @@ std::string Cluster(const TempDir& dir, const std::string& name = "c") {
   return c;
 }
 
-void Write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
 
 size_t LineCount(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -78,7 +80,8 @@ TEST(HostileInput, ClusterFilesOfTheWrongShapeAreRefusedNamingTheField) {
       {"schema 99", [](nlohmann::json& j) { j["schema"] = 99; }, "schema 99 is not supported"},
       {"no nodes", [](nlohmann::json& j) { j.erase("nodes"); }, "nodes: missing"},
       {"a role of 123", [](nlohmann::json& j) { j["nodes"][0]["role"] = 123; }, "nodes[0].role: expected a string"},
-      {"an order of 70000", [](nlohmann::json& j) { j["nodes"][1]["order"] = 70000; }, "nodes[1].order: 70000 is larger"},
+      {"an order of 70000", [](nlohmann::json& j) { j["nodes"][1]["order"] = 70000; },
+       "nodes[1].order: 70000 is larger"},
       {"a name twice", [](nlohmann::json& j) { j["nodes"][1]["name"] = "node-0"; }, "appears twice"},
       {"an unknown holder", [](nlohmann::json& j) { j["topology_versions"][0]["assignment"][0][0] = "node-9"; },
        "is not a server"},
@@ -99,7 +102,8 @@ TEST(HostileInput, ClusterFilesOfTheWrongShapeAreRefusedNamingTheField) {
     }
   }
   // Not an object; nested a million deep; not JSON at all.
-  for (const std::string& text : {std::string("[]"), std::string(1000000, '[') + std::string(1000000, ']'), std::string("{\"schema\":")}) {
+  for (const std::string& text :
+       {std::string("[]"), std::string(1000000, '[') + std::string(1000000, ']'), std::string("{\"schema\":")}) {
     Write(c + "/cluster.json", text);
     for (const char* cmd : {"check", "verify", "txs", "data"}) {
       auto r = RunCli({cmd, c});

@@ -69,11 +69,11 @@ TEST(IgniteLateCommit, RestoreOfTheIncrementAppliesItOnEveryCopy) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   // Key "3" (partition 3) is on server_0 and server_1, "acct-11" (partition 14) on
   // server_0 and server_2: each copy has the transaction's write.
-  for (const auto& [node, write] : std::vector<std::pair<std::string, std::string>>{
-           {"server_0", "\"3\" = \"2755\" counter 26"},
-           {"server_1", "\"3\" = \"2755\" counter 26"},
-           {"server_0", "\"acct-11\" = \"1576\" counter 26"},
-           {"server_2", "\"acct-11\" = \"1576\" counter 26"}}) {
+  for (const auto& [node, write] :
+       std::vector<std::pair<std::string, std::string>>{{"server_0", "\"3\" = \"2755\" counter 26"},
+                                                        {"server_1", "\"3\" = \"2755\" counter 26"},
+                                                        {"server_0", "\"acct-11\" = \"1576\" counter 26"},
+                                                        {"server_2", "\"acct-11\" = \"1576\" counter 26"}}) {
     const auto data = RunCli({"data", dir.path() + "/out/" + node});
     ASSERT_EQ(data.code, 0) << data.err;
     EXPECT_NE(data.out.find(write), std::string::npos) << node << ": " << data.out.substr(0, 2000);

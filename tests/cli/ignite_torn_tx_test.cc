@@ -68,9 +68,9 @@ std::vector<Frame> Frames(const std::string& bytes, uint64_t segment) {
 std::string Reframed(const std::string& bytes, uint64_t segment, const std::vector<Frame>& frames) {
   std::string out = bytes.substr(0, kHeader);
   for (const Frame& f : frames) {
-    out += f.raw.size() == 1 ? f.raw
-                             : wal::IgniteFrame(f.type, wal::Pointer{segment, static_cast<uint32_t>(out.size())},
-                                                f.payload);
+    out += f.raw.size() == 1
+               ? f.raw
+               : wal::IgniteFrame(f.type, wal::Pointer{segment, static_cast<uint32_t>(out.size())}, f.payload);
   }
   return out + bytes.substr(out.size());
 }
@@ -195,7 +195,8 @@ TEST(IgniteTornTransaction, ASummaryResumedBetweenTheEntriesAndTheCommitFindsIt)
   EXPECT_EQ(r.err.find("written whole"), std::string::npos) << r.err;
   const auto from_summary = RunCli({"check", "--summaries", sum});
   const auto from_wal = RunCli({"check", nodes});
-  EXPECT_NE(from_summary.out.find("torn-transaction tx 1.1.5 "), std::string::npos) << from_summary.out << from_summary.err;
+  EXPECT_NE(from_summary.out.find("torn-transaction tx 1.1.5 "), std::string::npos)
+      << from_summary.out << from_summary.err;
   EXPECT_EQ(from_summary.out, from_wal.out);
 }
 
@@ -222,8 +223,9 @@ TEST(IgniteTornTransaction, SummariesOfTwoNodesWithoutOrdersGiveCheckVerdict) {
 // (FindCut relies on it): records of a cut handed over, or of one already open, open no
 // second cut of that id.
 TEST(IgniteScriptedWal, CutRecordsOfAKnownCutOpenNoSecondCut) {
-  for (const std::vector<std::string>& tokens : {std::vector<std::string>{"S1", "F1", "S2", "F2", "S1", "F1", "S3", "F3"},
-                                                 std::vector<std::string>{"F1", "S1", "F2", "S2", "F1", "S1"}}) {
+  for (const std::vector<std::string>& tokens :
+       {std::vector<std::string>{"S1", "F1", "S2", "F2", "S1", "F1", "S3", "F3"},
+        std::vector<std::string>{"F1", "S1", "F2", "S2", "F1", "S1"}}) {
     TempDir tmp;
     testing_support::WriteIgniteScript(tmp.path() + "/n", tokens);
     const auto r = RunCli({"check", "--json", tmp.path() + "/n"});

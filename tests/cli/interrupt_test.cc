@@ -1,7 +1,7 @@
 // SIGINT and SIGTERM mid-run, to the real binary: the command stops promptly, removes
 // what it was writing, and exits 130 or 143.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -55,7 +55,8 @@ TEST(Interrupt, SimulateStopsAndLeavesNothing) {
   const std::string out = dir.path() + "/big";
   for (int sig : {SIGINT, SIGTERM}) {
     double took = 0;
-    int rc = RunAndSignal({"simulate", "-q", "-o", out, "--txs", "100000000"}, sig, std::chrono::milliseconds(300), &took);
+    int rc =
+        RunAndSignal({"simulate", "-q", "-o", out, "--txs", "100000000"}, sig, std::chrono::milliseconds(300), &took);
     ASSERT_NE(rc, -1) << "finished before the signal";
     EXPECT_EQ(rc, 128 + sig);
     EXPECT_LT(took, 2.0);
@@ -73,7 +74,8 @@ TEST(Interrupt, RestoreStopsAndLeavesNothing) {
   for (int delay : {40, 80, 150}) {
     for (int sig : {SIGINT, SIGTERM}) {
       double took = 0;
-      int rc = RunAndSignal({"restore", c, "--latest", "-o", out, "--jobs", "1"}, sig, std::chrono::milliseconds(delay), &took);
+      int rc = RunAndSignal({"restore", c, "--latest", "-o", out, "--jobs", "1"}, sig, std::chrono::milliseconds(delay),
+                            &took);
       ++tried;
       if (rc == -1) {
         fs::remove_all(out);  // it was done already

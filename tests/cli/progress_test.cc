@@ -86,8 +86,8 @@ TEST(Progress, DrawnOnATerminalOnlyAndClearedAtTheEnd) {
   // enough finishes the simulation within it. The runs on a pipe and with -q have it too,
   // so their empty stderr shows the rule, not the speed.
   setenv("WALCUT_PROGRESS_AFTER", "0", 1);
-  const std::vector<std::string> sim = {"simulate", "-o", (dir / "a").string(), "--nodes", "3", "--txs", "50000",
-                                        "--partitions", "8", "--cuts", "0"};
+  const std::vector<std::string> sim = {
+      "simulate", "-o", (dir / "a").string(), "--nodes", "3", "--txs", "50000", "--partitions", "8", "--cuts", "0"};
   const std::string tty = StderrOf(sim, true);
   EXPECT_NE(tty.find("simulating: "), std::string::npos) << tty;
   EXPECT_NE(tty.find(" of 50000 transactions ("), std::string::npos) << tty;

@@ -61,19 +61,39 @@ TEST(TimeTarget, EachFormMeansWhatItSays) {
   EXPECT_EQ(tools::FormatIsoTime(0), "1970-01-01T00:00:00.000000000Z");
   // A record's time, its date and time of day formatted once per second: in milliseconds when
   // whole, else in nanoseconds, and right across a second's and a day's turn.
-  for (const uint64_t ns : {1796378400 * kS + 5, 1796378400 * kS + 7 * 1000000, 1796378400 * kS + 7 * 1000000 + 1,
-                            1796378399 * kS + 999999999, 1796428799 * kS + 999000000, 1796428800 * kS,
-                            1796378400 * kS + 5}) {
+  for (const uint64_t ns :
+       {1796378400 * kS + 5, 1796378400 * kS + 7 * 1000000, 1796378400 * kS + 7 * 1000000 + 1,
+        1796378399 * kS + 999999999, 1796428799 * kS + 999000000, 1796428800 * kS, 1796378400 * kS + 5}) {
     fmt::memory_buffer out;
     tools::AppendTime(&out, ns);
     std::string want = tools::FormatIsoTime(ns);
     if (ns % 1000000 == 0) want.erase(want.size() - 7, 6);
     EXPECT_EQ(std::string(out.data(), out.size()), want) << ns;
   }
-  for (const char* bad : {"", "-", "-3", "-3x", "-0.5s", "1e3", "0x10", "+3", "abc", "1.", "1.0000000001",
-                          "1969-12-31T23:59:59Z", "1970-01-01T00:00:00+01:00", "2026-13-01", "2026-12-32",
-                          "2026-12-04T24:00", "2026-12-04T10:00:00Q", "2026-12-04T10", "99999999999999999999",
-                          "2600-01-01", "9999-12-31T23:59:59Z", "2026-02-30", "2026-02-29", "1900-02-29",
+  for (const char* bad : {"",
+                          "-",
+                          "-3",
+                          "-3x",
+                          "-0.5s",
+                          "1e3",
+                          "0x10",
+                          "+3",
+                          "abc",
+                          "1.",
+                          "1.0000000001",
+                          "1969-12-31T23:59:59Z",
+                          "1970-01-01T00:00:00+01:00",
+                          "2026-13-01",
+                          "2026-12-32",
+                          "2026-12-04T24:00",
+                          "2026-12-04T10:00:00Q",
+                          "2026-12-04T10",
+                          "99999999999999999999",
+                          "2600-01-01",
+                          "9999-12-31T23:59:59Z",
+                          "2026-02-30",
+                          "2026-02-29",
+                          "1900-02-29",
                           "2026-04-31T00:00:00Z"}) {
     TimeTarget t;
     std::string why;

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "libwal/wal_writer.h"
+#include "sim/simulate.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -298,7 +298,8 @@ TEST_F(DamagedWal, AStrayFinishOfAnOldCutIsReportedOnceOnTheOpenCut) {
   ASSERT_TRUE(placed);
   auto j = Check(1);
   std::set<std::string> ids;
-  for (const auto& c : j["cuts"]) EXPECT_TRUE(ids.insert(c["id"].get<std::string>()).second) << "reported twice: " << c["id"];
+  for (const auto& c : j["cuts"])
+    EXPECT_TRUE(ids.insert(c["id"].get<std::string>()).second) << "reported twice: " << c["id"];
   EXPECT_EQ(j["cuts"][0]["status"], "consistent");
   EXPECT_NE(j["cuts"][2]["status"], "consistent");
   bool named = false;
@@ -357,8 +358,10 @@ TEST_F(DamagedWal, DataRecordCountersSwapped) {
     if (a.type != static_cast<uint8_t>(wal::RecordType::kData)) return 1;
     for (auto& e : a.data.entries) {
       if (e.partition != partition || e.key != key) continue;
-      if (e.counter == first_counter) e.counter = second_counter;
-      else if (e.counter == second_counter) e.counter = first_counter;
+      if (e.counter == first_counter)
+        e.counter = second_counter;
+      else if (e.counter == second_counter)
+        e.counter = first_counter;
     }
     return 1;
   }));

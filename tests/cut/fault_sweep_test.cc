@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "recovery/partition_file.h"
+#include "sim/simulate.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -55,7 +55,8 @@ sim::SimConfig Mixed(const std::string& dir, uint64_t seed) {
   c.fifo = seed % 3 == 1;
   c.segment_size = 128 << 10;
   c.torn_tail = seed % 2 == 0;
-  c.faults.push_back(At(sim::FaultKind::kCrashServer, fmt::format("node-{}", seed % c.nodes), 300 + (seed * 137) % 1200));
+  c.faults.push_back(
+      At(sim::FaultKind::kCrashServer, fmt::format("node-{}", seed % c.nodes), 300 + (seed * 137) % 1200));
   if (c.backups == 2 && c.nodes >= 4) {
     c.faults.push_back(At(sim::FaultKind::kCrashServer, fmt::format("node-{}", (seed + 1) % c.nodes), 1500));
   }
@@ -138,10 +139,11 @@ TEST_P(FaultSweep, CompleteCutsConsistentMoneyConservedNoGapsRestoreVerifies) {
     complete += t["verdict"] == "complete";
   }
   EXPECT_GE(complete, 1u);
-  std::printf("[ faults   ] seed %llu: %llu crashed, %llu joined, %llu recovered, %llu gaps closed; cuts %zu complete of %zu\n",
-              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(summary->crashes),
-              static_cast<unsigned long long>(summary->joins), static_cast<unsigned long long>(summary->txs_recovered),
-              static_cast<unsigned long long>(summary->gaps_closed), complete, truth.size());
+  std::printf(
+      "[ faults   ] seed %llu: %llu crashed, %llu joined, %llu recovered, %llu gaps closed; cuts %zu complete of %zu\n",
+      static_cast<unsigned long long>(seed), static_cast<unsigned long long>(summary->crashes),
+      static_cast<unsigned long long>(summary->joins), static_cast<unsigned long long>(summary->txs_recovered),
+      static_cast<unsigned long long>(summary->gaps_closed), complete, truth.size());
   // Summaries of every server, with the cluster file for the cuts' baselines.
   std::vector<std::string> args = {"check", "--json", "--cluster", c + "/cluster.json", "--summaries"};
   for (const auto& n : Servers(c, false)) {
@@ -218,7 +220,8 @@ TEST(RandomFaults, CheckPassesAndAgreesWithTheSimulatorOnEveryDraw) {
       auto v = static_cast<uint32_t>(rng() % cfg.nodes);
       if (std::find(victims.begin(), victims.end(), v) == victims.end()) victims.push_back(v);
     }
-    for (uint32_t v : victims) cfg.faults.push_back(At(sim::FaultKind::kCrashServer, fmt::format("node-{}", v), 100 + rng() % 1300));
+    for (uint32_t v : victims)
+      cfg.faults.push_back(At(sim::FaultKind::kCrashServer, fmt::format("node-{}", v), 100 + rng() % 1300));
     if (rng() % 2 == 0) cfg.faults.push_back(At(sim::FaultKind::kCrashClient, "client-0", 100 + rng() % 1300));
     for (uint64_t j = rng() % 3; j > 0; --j) cfg.faults.push_back(At(sim::FaultKind::kJoinClient, "", rng() % 1400));
     auto summary = sim::Simulate(cfg);

@@ -10,12 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "libwal/segment_file.h"
-#include "recovery/gaps.h"
 #include "libwal/wal_writer.h"
+#include "recovery/gaps.h"
+#include "sim/simulate.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 #include "tools/crash_hook.h"
 
 namespace {

@@ -14,10 +14,10 @@
 #include "libwal/format.h"
 #include "libwal/frame.h"
 #include "libwal/segment_file.h"
+#include "sim/simulate.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -173,7 +173,8 @@ TEST_F(NotRead, AReadErrorOutsideEveryWindowStillFailsTheCheck) {
   // Garbage appended to node-0's last segment after its sound records: not a torn tail
   // (not zeros, not a record cut short), after the last cut's window began.
   auto files = wal::ListSegments(Wal(0));
-  std::ofstream(files->back().path, std::ios::binary | std::ios::app) << std::string(64, '\x5a') << std::string(64, 'x');
+  std::ofstream(files->back().path, std::ios::binary | std::ios::app)
+      << std::string(64, '\x5a') << std::string(64, 'x');
   auto r = RunCli({"check", "--json", c_});
   EXPECT_EQ(r.code, 1) << r.out;
   auto j = nlohmann::json::parse(r.out);
@@ -214,7 +215,8 @@ TEST_F(NotRead, AStartRemovedFromOneNodeFailsTheCheck) {
   EXPECT_EQ(r.code, 1) << r.out;
   auto j = nlohmann::json::parse(r.out);
   bool found = false;
-  for (const auto& v : j["cuts"][0]["violations"]) found |= v["kind"] == "finish-without-start" && v["nodes"][0] == "node-2";
+  for (const auto& v : j["cuts"][0]["violations"])
+    found |= v["kind"] == "finish-without-start" && v["nodes"][0] == "node-2";
   EXPECT_TRUE(found) << j["cuts"][0].dump(1);
 }
 

@@ -262,7 +262,8 @@ TEST_F(Prune, MovingIntoTheWalsOwnFolderIsRefusedAndRemovesNothing) {
 // --move-to on another file system (no hard link possible): each file is copied with its
 // bytes and permissions, synced, linked into place, and no ".partial" copy is left.
 TEST_F(Prune, MovesAcrossFileSystemsByCopyingWithTheSameBytesAndMode) {
-  struct stat here {}, shm {};
+  struct stat here {
+  }, shm{};
   if (::stat(dir_.path().c_str(), &here) != 0 || ::stat("/dev/shm", &shm) != 0 || here.st_dev == shm.st_dev ||
       ::access("/dev/shm", W_OK) != 0) {
     GTEST_SKIP() << "needs a writable /dev/shm on another file system than the test's folder";
@@ -338,11 +339,12 @@ TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
     }
   }
   auto side = [](const CutRecords& cr, const wal::Pointer& at, const wal::TxId& x) {
-    return cut::SideOfCommit(cut::RegionOf(at, cr.start, cr.finish), [&] { return cr.before.count(x) != 0; },
-                             [&] { return cr.after.count(x) != 0; });
+    return cut::SideOfCommit(
+        cut::RegionOf(at, cr.start, cr.finish), [&] { return cr.before.count(x) != 0; },
+        [&] { return cr.after.count(x) != 0; });
   };
   std::map<std::string, std::string> last_cut;  // base -> the id of its previous consistent cut
-  size_t differ = 0;                             // windows whose Before commits are not its range's commits
+  size_t differ = 0;                            // windows whose Before commits are not its range's commits
   std::map<std::string, std::map<std::string, wal::Pointer>> last;  // base -> node -> previous Finish
   size_t windows = 0;
   uint64_t last_to = 0;
@@ -376,8 +378,9 @@ TEST_F(IncrementWindows, CountTheRecordsOfEachRangeAndSayWhatIsRestorable) {
       const CutRecords& now = cut_records[node].at(id);
       for (const auto& [ptr, xid] : commits[node]) {
         if (side(now, ptr, xid) != cut::Side::kBefore) continue;
-        const bool was = last_cut.count(base) ? side(cut_records[node].at(last_cut[base]), ptr, xid) == cut::Side::kBefore
-                                              : ptr < bases[node].at(base);
+        const bool was = last_cut.count(base)
+                             ? side(cut_records[node].at(last_cut[base]), ptr, xid) == cut::Side::kBefore
+                             : ptr < bases[node].at(base);
         want_before += !was;
       }
     }

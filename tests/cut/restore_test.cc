@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "recovery/partition_file.h"
+#include "sim/simulate.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -148,8 +148,8 @@ TEST(Restore, RefusesANonEmptyOutputAndAnInconsistentCut) {
   EXPECT_NE(no_parent.err.find("is not a directory"), std::string::npos) << no_parent.err;
   // "OUT/" is OUT.
   EXPECT_EQ(RunCli({"restore", c, "--latest", "-o", dir.path() + "/full/"}).code, 2);
-  EXPECT_EQ(RunCli({"restore", c, "--latest"}).code, 2);                 // no -o
-  EXPECT_EQ(RunCli({"restore", c, "-o", dir.path() + "/x"}).code, 2);    // no cut chosen
+  EXPECT_EQ(RunCli({"restore", c, "--latest"}).code, 2);               // no -o
+  EXPECT_EQ(RunCli({"restore", c, "-o", dir.path() + "/x"}).code, 2);  // no cut chosen
   EXPECT_EQ(RunCli({"restore", c, "--increment", "99", "-o", dir.path() + "/x"}).code, 1);
   // A damaged base snapshot is refused, naming the file.
   auto files = fs::directory_iterator(c + "/node-1/snapshots/base");
@@ -202,7 +202,8 @@ TEST(Verify, FindsAChangedValueAndAFileThatDoesNotMatchTheManifest) {
 // conserving money. The share is printed (measured when written: no-tx-cut-id 23/24,
 // no-wrap 19/24, early-finish 19/24); the test fails below half.
 TEST(Restore, BrokenCutsAreCaught) {
-  for (cut::InjectedBug bug : {cut::InjectedBug::kNoTxCutId, cut::InjectedBug::kNoWrap, cut::InjectedBug::kEarlyFinish}) {
+  for (cut::InjectedBug bug :
+       {cut::InjectedBug::kNoTxCutId, cut::InjectedBug::kNoWrap, cut::InjectedBug::kEarlyFinish}) {
     int attempts = 0, caught = 0;
     for (uint64_t seed = 1; seed <= 6; ++seed) {
       TempDir dir;
@@ -217,8 +218,8 @@ TEST(Restore, BrokenCutsAreCaught) {
         ++attempts;
         std::string out = fmt::format("{}/r{}", dir.path(), attempts);
         auto r = RunCli({"restore", c, "--cut", k["id"].get<std::string>(), "-o", out});
-        bool bad = r.code != 0 || RunCli({"verify", "-q", out}).code != 0 ||
-                   Money(out) != int64_t{cfg.accounts} * cfg.balance;
+        bool bad =
+            r.code != 0 || RunCli({"verify", "-q", out}).code != 0 || Money(out) != int64_t{cfg.accounts} * cfg.balance;
         caught += bad;
       }
     }

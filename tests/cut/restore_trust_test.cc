@@ -17,10 +17,10 @@
 #include "libwal/segment_file.h"
 #include "libwal/wal_reader.h"
 #include "recovery/partition_file.h"
+#include "sim/simulate.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -33,7 +33,7 @@ using testing_support::TempDir;
 struct Rec {
   wal::Pointer ptr;
   uint8_t type = 0;
-  wal::TxId xid;             // TX_RECORD: its transaction
+  wal::TxId xid;  // TX_RECORD: its transaction
   wal::TxState state = wal::TxState::kPrepared;
   struct Write {
     wal::TxId xid;
@@ -147,8 +147,8 @@ std::optional<Pair> LastTwoWrites(const std::vector<std::vector<Rec>>& wals, con
       if (b_deletes != (b.op == wal::EntryOp::kDelete) || a.xid == b.xid) continue;
       // Each DATA record followed at once by its own commit: one role each.
       auto commit_right_after = [&](size_t i, const wal::TxId& x) {
-        return i + 1 < start && recs[i + 1].type == static_cast<uint8_t>(wal::RecordType::kTx) && recs[i + 1].xid == x &&
-               recs[i + 1].state == wal::TxState::kCommitted;
+        return i + 1 < start && recs[i + 1].type == static_cast<uint8_t>(wal::RecordType::kTx) &&
+               recs[i + 1].xid == x && recs[i + 1].state == wal::TxState::kCommitted;
       };
       if (!commit_right_after(ai, a.xid) || !commit_right_after(bi, b.xid) || ai + 1 >= bi) continue;
       return Pair{n, key, ai, ai + 1, bi, bi + 1, a, b};
@@ -169,7 +169,8 @@ TEST_F(RestoreTrust, ADeleteIsNotUndoneByAnOlderWriteReplayedAfterIt) {
   std::vector<size_t> kept;
   for (size_t i = 0; i < wals[static_cast<size_t>(p->node)].size(); ++i) {
     const uint8_t t = wals[static_cast<size_t>(p->node)][i].type;
-    if (t != static_cast<uint8_t>(wal::RecordType::kHeader) && t != static_cast<uint8_t>(wal::RecordType::kSwitchSegment)) {
+    if (t != static_cast<uint8_t>(wal::RecordType::kHeader) &&
+        t != static_cast<uint8_t>(wal::RecordType::kSwitchSegment)) {
       kept.push_back(i);
     }
   }
@@ -211,8 +212,10 @@ TEST_F(RestoreTrust, CopiesThatDisagreeAreRefusedUnlessForced) {
     if (a.type != static_cast<uint8_t>(wal::RecordType::kData)) return 1;
     for (auto& e : a.data.entries) {
       if (e.key != p->key) continue;
-      if (e.xid == p->a.xid) e.counter = p->b.counter;
-      else if (e.xid == p->b.xid) e.counter = p->a.counter;
+      if (e.xid == p->a.xid)
+        e.counter = p->b.counter;
+      else if (e.xid == p->b.xid)
+        e.counter = p->a.counter;
     }
     return 1;
   }));
@@ -420,7 +423,6 @@ TEST_F(RestoreTrust, AnEmptyDirectoryIsRestoredIntoInPlaceAndAnUnfinishedOneIsRe
   EXPECT_EQ(RunCli({"restore", c_, "--latest", "-o", dir_.path() + "/mine"}).code, 2);
   EXPECT_TRUE(fs::exists(dir_.path() + "/mine.partial/keep"));
 }
-
 
 // A transaction whose records are lost on one participant well before a cut, while the
 // others committed it: a restore would leave copies that disagree, so check reports it,

@@ -10,8 +10,8 @@
 #include <new>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <xxhash.h>
+#include <nlohmann/json.hpp>
 
 #include "libcut/cut_feed.h"
 #include "libcut/cut_index.h"
@@ -148,7 +148,7 @@ std::string NodeFrame(uint64_t cuts) {
   r += "n";
   r += std::string(16, '\0');                // node id
   for (int i = 0; i < 10; ++i) PutU(&r, 0);  // order, begin, end, records, last_ts, last start, torn tail, errors
-  PutU(&r, 0);                              // snapshots
+  PutU(&r, 0);                               // snapshots
   PutU(&r, cuts);
   return Frame(1, r);
 }
@@ -158,7 +158,8 @@ std::string CutFrame(uint64_t id, const std::string& txs) {
   PutLe(&r, id, 8);
   PutLe(&r, id, 8);
   PutU(&r, 3);
-  for (uint64_t v : std::initializer_list<uint64_t>{3, 100, 3, 200, 1, 0, 0, 0, 0, 0}) PutU(&r, v);  // start, finish, tv, ts, ts, base, sets
+  for (uint64_t v : std::initializer_list<uint64_t>{3, 100, 3, 200, 1, 0, 0, 0, 0, 0})
+    PutU(&r, v);  // start, finish, tv, ts, ts, base, sets
   r += txs;
   PutU(&r, 0);  // problems
   return Frame(2, r);
@@ -259,7 +260,8 @@ TEST(Summary, FeedsSharingThreadsHandOverTheirOwnCutsInOrderAndStayAFewAhead) {
   constexpr size_t kFeeds = 9, kCuts = 40;
   std::vector<std::atomic<size_t>> read(kFeeds);
   std::vector<std::unique_ptr<cut::CutFeed>> inner;
-  for (size_t i = 0; i < kFeeds; ++i) inner.push_back(std::make_unique<CountingFeed>(static_cast<uint8_t>(i), kCuts, &read[i]));
+  for (size_t i = 0; i < kFeeds; ++i)
+    inner.push_back(std::make_unique<CountingFeed>(static_cast<uint8_t>(i), kCuts, &read[i]));
   auto feeds = cut::AheadFeeds(std::move(inner), 2);
   ASSERT_EQ(feeds.size(), kFeeds);
   std::vector<size_t> taken(kFeeds, 0);
@@ -338,8 +340,8 @@ TEST(Summary, ResumedReadingsGiveTheIndexOfOneReading) {
   ASSERT_GE(files.size(), 6u);
   const std::string live = dir.path() + "/live";
   // Steps: (files, bytes of the last as a fraction), growing.
-  const std::vector<std::pair<size_t, double>> steps = {
-      {1, 0.3}, {1, 1.0}, {2, 0.01}, {3, 0.5}, {3, 0.9}, {5, 0.2}, {files.size(), 0.7}, {files.size(), 1.0}};
+  const std::vector<std::pair<size_t, double>> steps = {{1, 0.3}, {1, 1.0}, {2, 0.01},           {3, 0.5},
+                                                        {3, 0.9}, {5, 0.2}, {files.size(), 0.7}, {files.size(), 1.0}};
   int compared = 0;
   for (size_t from_start = 0; from_start < 2; ++from_start) {  // also: the first resume after a whole first reading
     fs::remove_all(live);
@@ -353,8 +355,10 @@ TEST(Summary, ResumedReadingsGiveTheIndexOfOneReading) {
           std::ifstream in(files[i], std::ios::binary);
           return std::string(std::istreambuf_iterator<char>(in), {});
         }();
-        const size_t n = i + 1 == count ? static_cast<size_t>(static_cast<double>(bytes.size()) * fraction) : bytes.size();
-        std::ofstream(live + "/" + files[i].filename().string(), std::ios::binary | std::ios::trunc) << bytes.substr(0, n);
+        const size_t n =
+            i + 1 == count ? static_cast<size_t>(static_cast<double>(bytes.size()) * fraction) : bytes.size();
+        std::ofstream(live + "/" + files[i].filename().string(), std::ios::binary | std::ios::trunc)
+            << bytes.substr(0, n);
       }
       auto stream = cp ? cut::NodeIndexStream::Resume("node-1", live, *cp, true)
                        : cut::NodeIndexStream::Open("node-1", live, nullptr, true);
@@ -382,7 +386,8 @@ class AppendCli : public ::testing::Test {
   void SetUp() override {
     const sim::SimConfig cfg = Small(dir_.path() + "/c", 3, 4000, 6, 3, 64 << 10);
     ASSERT_TRUE(sim::Simulate(cfg).ok());
-    for (const auto& e : std::filesystem::directory_iterator(cfg.out_dir + "/node-2/wal")) files_.push_back(e.path().string());
+    for (const auto& e : std::filesystem::directory_iterator(cfg.out_dir + "/node-2/wal"))
+      files_.push_back(e.path().string());
     std::sort(files_.begin(), files_.end());
     ASSERT_GE(files_.size(), 5u);
     std::filesystem::create_directories(live_ + "/wal");
@@ -440,13 +445,15 @@ TEST_F(AppendCli, EachAppendWritesWhatAWholeReadingWritesAndReadsOnlyTheNew) {
 TEST_F(AppendCli, DamageBeforeTheCheckpointStaysReportedAsAWholeReadingReportsIt) {
   Grow(4);
   std::vector<std::string> others;
-  for (const auto& e : std::filesystem::directory_iterator(dir_.path() + "/c/node-0/wal")) others.push_back(e.path().string());
+  for (const auto& e : std::filesystem::directory_iterator(dir_.path() + "/c/node-0/wal"))
+    others.push_back(e.path().string());
   std::sort(others.begin(), others.end());
   const std::string second = live_ + "/wal/" + std::filesystem::path(files_[1]).filename().string();
   std::filesystem::copy_file(others[1], second, std::filesystem::copy_options::overwrite_existing);
   std::string third = Slurp(files_[2]);
   third[third.size() / 2] ^= 0x40;
-  std::ofstream(live_ + "/wal/" + std::filesystem::path(files_[2]).filename().string(), std::ios::binary | std::ios::trunc)
+  std::ofstream(live_ + "/wal/" + std::filesystem::path(files_[2]).filename().string(),
+                std::ios::binary | std::ios::trunc)
       << third;
   for (size_t count : {4ul, 5ul, files_.size()}) {
     for (size_t i = 4; i < count; ++i) {
@@ -474,7 +481,8 @@ TEST_F(AppendCli, AStateThatDoesNotFitIsNotUsedAndTheSummaryIsWrittenWhole) {
   auto r = RunCli({"cuts", live_, "-q", "--summary", file_, "--append"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("was saved with another summary than the one beside it; writing the summary whole"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(Slurp(file_), Whole());
   // The state damaged.
   std::string bad = Slurp(file_ + ".resume");

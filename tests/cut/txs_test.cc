@@ -12,10 +12,10 @@
 
 #include "libcut/side.h"
 #include "libwal/wal_reader.h"
+#include "sim/simulate.h"
 #include "tests/support/rewrite_wal.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -56,8 +56,8 @@ TEST(Txs, ShowsEveryParticipantWithStateCommitAndSides) {
   // node-1 never logged one COMMITTED record: that transaction is in doubt.
   std::string victim;
   ASSERT_TRUE(testing_support::RewriteWal(c + "/node-1/wal", [&](wal::AnyRecord& a) {
-    if (victim.empty() && a.type == static_cast<uint8_t>(wal::RecordType::kTx) && a.tx.state == wal::TxState::kCommitted &&
-        a.tx.xid.order > 100) {
+    if (victim.empty() && a.type == static_cast<uint8_t>(wal::RecordType::kTx) &&
+        a.tx.state == wal::TxState::kCommitted && a.tx.xid.order > 100) {
       victim = a.tx.xid.ToString();
       return 0;
     }
@@ -301,9 +301,9 @@ TEST(Txs, TextSidesAreTheRuleForEveryCut) {
         const std::string& id = entry.first;
         const auto& k = entry.second;
         if (!k.has_start || !k.has_finish) continue;
-        const cut::Side side = cut::SideOfCommit(cut::RegionOf(commit, k.start, k.finish),
-                                                 [&, x = x] { return k.before.count(x) != 0; },
-                                                 [&, x = x] { return k.after.count(x) != 0; });
+        const cut::Side side = cut::SideOfCommit(
+            cut::RegionOf(commit, k.start, k.finish), [&, x = x] { return k.before.count(x) != 0; },
+            [&, x = x] { return k.after.count(x) != 0; });
         sides[id.substr(0, 8)] = side == cut::Side::kBefore ? "Before" : "After";
       }
     }

@@ -22,8 +22,8 @@ const std::string kFullNodes = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignit
 
 std::string SmallCluster(const TempDir& tmp) {
   const std::string c = tmp.path() + "/c";
-  EXPECT_EQ(RunCli({"simulate", "-q", "-o", c, "--nodes", "2", "--clients", "0", "--partitions", "2", "--accounts",
-                    "6", "--txs", "20", "--cuts", "1"})
+  EXPECT_EQ(RunCli({"simulate", "-q", "-o", c, "--nodes", "2", "--clients", "0", "--partitions", "2", "--accounts", "6",
+                    "--txs", "20", "--cuts", "1"})
                 .code,
             0);
   return c;
@@ -153,7 +153,8 @@ TEST(CacheNames, DumpCacheKeepsThatCachesEntries) {
   // Names beside the ids, in text and JSON.
   auto text = RunCli({"dump", "--cache", "vault", "--limit", "1", work});
   EXPECT_NE(text.out.find("[cache 111981106 (vault) part "), std::string::npos) << text.out;
-  EXPECT_NE(vault.out.find("\"cache\":111981106,\"cache_name\":\"vault\","), std::string::npos) << vault.out.substr(0, 400);
+  EXPECT_NE(vault.out.find("\"cache\":111981106,\"cache_name\":\"vault\","), std::string::npos)
+      << vault.out.substr(0, 400);
   auto none = RunCli({"dump", "--cache", "nope", work});
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no cache \"nope\""), std::string::npos) << none.err;

@@ -117,8 +117,8 @@ TEST(IgniteSnapshotCli, CutsSaysWhatRestoreWillDoAndFromWhere) {
   auto l = RunCli({"cuts", nodes});
   ASSERT_EQ(l.code, 0) << l.err;
   size_t restorable = 0;
-  for (size_t at = 0; (at = l.out.find("; restorable from Ignite's full snapshot 'snap' and the increments' WAL\n", at)) !=
-                      std::string::npos;
+  for (size_t at = 0; (at = l.out.find("; restorable from Ignite's full snapshot 'snap' and the increments' WAL\n",
+                                       at)) != std::string::npos;
        ++at) {
     ++restorable;
   }
@@ -128,8 +128,8 @@ TEST(IgniteSnapshotCli, CutsSaysWhatRestoreWillDoAndFromWhere) {
                    nodes + "/server-2/work/snapshots/snap"});
   ASSERT_EQ(s.code, 0) << s.err;
   size_t from_snapshot = 0;
-  for (size_t at = 0; (at = s.out.find("\"restorable\":true,\"restore_from\":\"ignite-snapshot\"", at)) != std::string::npos;
-       ++at) {
+  for (size_t at = 0;
+       (at = s.out.find("\"restorable\":true,\"restore_from\":\"ignite-snapshot\"", at)) != std::string::npos; ++at) {
     ++from_snapshot;
   }
   EXPECT_EQ(from_snapshot, 4u) << s.out;

@@ -36,8 +36,8 @@ std::vector<Stamped> TimesOf(const std::string& node) {
     auto j = nlohmann::json::parse(r.out.substr(at, end - at));
     at = end + 1;
     if (j.contains("timestamp") && j["timestamp"].get<uint64_t>() != 0) {
-      out.push_back({wal::Pointer{j["segment"].get<uint64_t>(), j["offset"].get<uint32_t>()},
-                     j["timestamp"].get<uint64_t>()});
+      out.push_back(
+          {wal::Pointer{j["segment"].get<uint64_t>(), j["offset"].get<uint32_t>()}, j["timestamp"].get<uint64_t>()});
     }
   }
   return out;
@@ -115,8 +115,8 @@ TEST(IgniteTimes, RestoreTimeChoosesTheLatestCutFinishedByThen) {
   auto at = RunCli({"restore", kNodes, "--time", fmt::format("{}.{:03}", ms / 1000, ms % 1000), "--dry-run"});
   ASSERT_EQ(at.code, 0) << at.err;
   EXPECT_NE(at.out.find("restore plan: cut " + (*inc1)["id"].get<std::string>()), std::string::npos) << at.out;
-  auto before = RunCli({"restore", kNodes, "--time", fmt::format("{}.{:03}", (ms - 1) / 1000, (ms - 1) % 1000),
-                        "--dry-run"});
+  auto before =
+      RunCli({"restore", kNodes, "--time", fmt::format("{}.{:03}", (ms - 1) / 1000, (ms - 1) % 1000), "--dry-run"});
   ASSERT_EQ(before.code, 0) << before.err;
   EXPECT_NE(before.out.find("increment 2 of \"snap\""), std::string::npos) << before.out;
   auto long_before = RunCli({"restore", kNodes, "--time", "1000000000", "--dry-run"});

@@ -70,7 +70,8 @@ TEST(IncrementStop, EachNodeIsReadToTheIncrementsFinishRecordAndNoFurther) {
     EXPECT_FALSE(whole.nodes[i].stopped) << s.node;
     EXPECT_LT(s.records, whole.nodes[i].records) << s.node;
     ASSERT_FALSE(c->nodes.empty());
-    const auto row = std::find_if(c->nodes.begin(), c->nodes.end(), [&](const cut::CutNodeRow& r) { return r.node == s.node; });
+    const auto row =
+        std::find_if(c->nodes.begin(), c->nodes.end(), [&](const cut::CutNodeRow& r) { return r.node == s.node; });
     ASSERT_NE(row, c->nodes.end()) << s.node;
     // In the Finish record's segment (no commit is listed After at it), where the reading
     // to the end goes on to a later one.

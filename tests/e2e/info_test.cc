@@ -91,7 +91,8 @@ TEST(Info, IgniteWorkDirectoriesShowTheFullSnapshotAndWhatIgnitesRestoreNeeds) {
   EXPECT_NE(r.out.find("no increment needs (Ignite removes its archive itself)"), std::string::npos) << r.out;
   // The same from the snapshot directories alone, with no prune to report.
   std::vector<std::string> args = {"info", "--json"};
-  for (const auto& n : {"server-0", "server-1", "server-2"}) args.push_back(kInfoFull + "/nodes/" + n + "/work/snapshots/snap");
+  for (const auto& n : {"server-0", "server-1", "server-2"})
+    args.push_back(kInfoFull + "/nodes/" + n + "/work/snapshots/snap");
   auto j = nlohmann::json::parse(RunCli(args).out);
   EXPECT_EQ(j["format"], "ignite");
   EXPECT_TRUE(j["prune"].is_null());

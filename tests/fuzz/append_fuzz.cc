@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wal::HeaderRecord h{wal::kSegmentMagic, wal::kFormatVersion, 0, wal::Uuid{7, 7}, 1};
   wal::AppendRecord(h, wal::Pointer{0, 0}, &seg);
   for (int i = 0; i < 3; ++i) {
-    wal::AppendRecord(wal::RollbackRecord{1, static_cast<uint32_t>(i), 10, 2}, wal::Pointer{0, static_cast<uint32_t>(seg.size())}, &seg);
+    wal::AppendRecord(wal::RollbackRecord{1, static_cast<uint32_t>(i), 10, 2},
+                      wal::Pointer{0, static_cast<uint32_t>(seg.size())}, &seg);
   }
   seg.append(reinterpret_cast<const char*>(data), size);
   char tmpl[] = "/tmp/walcut-append-XXXXXX";

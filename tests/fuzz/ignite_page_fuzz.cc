@@ -30,13 +30,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       how.shared_group = data[0] % 6 == 1;
       wal::IgnitePartitionFile::Outcome out;
       uint64_t rows = 0, row_bytes = 0;
-      (void)f->ReadRows(how, [&](const wal::PartitionRow& r) {
-        ++rows;
-        row_bytes += r.row.key.size() + r.row.value.size();
-        if (r.pages == 0 || r.pages > f->pages()) __builtin_trap();
-        recovery::IgnitePartitionHash h;
-        h.Add(r.row);
-      }, &out);
+      (void)f->ReadRows(
+          how,
+          [&](const wal::PartitionRow& r) {
+            ++rows;
+            row_bytes += r.row.key.size() + r.row.value.size();
+            if (r.pages == 0 || r.pages > f->pages()) __builtin_trap();
+            recovery::IgnitePartitionHash h;
+            h.Add(r.row);
+          },
+          &out);
       // Every row's head is an entry of a data page: rows are at most the file's bytes.
       if (row_bytes > bytes.size() || rows > bytes.size()) __builtin_trap();
       break;

@@ -23,8 +23,8 @@ namespace {
 // Reads files and adds up what came out (so that nothing is optimized away).
 uint64_t ReadEverything(std::vector<wal::SegmentFile> files, wal::ReaderOptions options) {
   uint64_t sum = 0;
-  auto reader = wal::WalReader::OpenFiles(std::move(files), options,
-                                          [&](const wal::Issue& i) { sum += i.ToString().size(); });
+  auto reader =
+      wal::WalReader::OpenFiles(std::move(files), options, [&](const wal::Issue& i) { sum += i.ToString().size(); });
   const wal::Record* r = nullptr;
   while (reader->Next(&r)) {
     sum += r->size + r->payload.size();

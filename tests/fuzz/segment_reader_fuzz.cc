@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.verify_checksums = (mode & 4) == 0;  // without checksums the decoders see it all
   options.resync = (mode & 8) == 0;
   uint64_t issues = 0;
-  auto reader = wal::WalReader::OpenFiles(std::move(files), options,
-                                          [&](const wal::Issue& i) { issues += i.ToString().size(); });
+  auto reader =
+      wal::WalReader::OpenFiles(std::move(files), options, [&](const wal::Issue& i) { issues += i.ToString().size(); });
   const wal::Record* r = nullptr;
   uint64_t sum = 0;
   while (reader->Next(&r)) sum += r->size + r->payload.size();

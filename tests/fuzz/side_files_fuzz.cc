@@ -44,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // Either encoding (binary when the bytes begin with its magic; its checksums are taken
       // as right here: LLVMFuzzerInitialize), and a value survives both writers.
       if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n), "again").ok()) __builtin_trap();
-      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n, cut::SummaryFormat::kJson), "json").ok()) __builtin_trap();
+      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n, cut::SummaryFormat::kJson), "json").ok())
+        __builtin_trap();
       break;
     }
     case 6: {

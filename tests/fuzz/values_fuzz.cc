@@ -8,8 +8,8 @@
 
 #include "libwal/ids.h"
 #include "libwal/record.h"
-#include "tools/command.h"
 #include "sim/config.h"
+#include "tools/command.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

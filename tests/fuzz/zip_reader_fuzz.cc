@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string damage;
     uint64_t total = 0;
     // A deflate stream expands at most about 1032 times: anything past that is a bug.
-    while (!done && total <= 1100 * uint64_t{zip->size()} + step) total += (*stream)->Read(out.data(), step, &done, &damage);
+    while (!done && total <= 1100 * uint64_t{zip->size()} + step)
+      total += (*stream)->Read(out.data(), step, &done, &damage);
     if (!done) __builtin_trap();
     sum += total + damage.size();
   }
@@ -41,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool done = false;
     std::string damage;
     size_t got = 0;
-    for (int i = 0; i < 64 && !done && got < head.size(); ++i) got += (*first)->Read(head.data() + got, head.size() - got, &done, &damage);
+    for (int i = 0; i < 64 && !done && got < head.size(); ++i)
+      got += (*first)->Read(head.data() + got, head.size() - got, &done, &damage);
     sum += got;
   }
   // Inflated whole, the entry is exactly what its stream gives, or nothing.

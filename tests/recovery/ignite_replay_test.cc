@@ -109,9 +109,12 @@ class KeptReplay : public testing::TestWithParam<Increment> {};
 TEST_P(KeptReplay, GivesWhatReadingTheWalAgainGives) {
   const Increment& inc = GetParam();
   std::shared_ptr<const KeptRecords> kept;
-  NodePlan plan = PlanOf(inc.fixture, inc.snapshot, inc.k, [](const NodePlan& np) {
-    return std::make_unique<KeptRecords>(np.from, np.cut_id, KeptRecords::Budget(64 << 20));
-  }, &kept);
+  NodePlan plan = PlanOf(
+      inc.fixture, inc.snapshot, inc.k,
+      [](const NodePlan& np) {
+        return std::make_unique<KeptRecords>(np.from, np.cut_id, KeptRecords::Budget(64 << 20));
+      },
+      &kept);
   ASSERT_TRUE(kept->complete());
   auto from_wal = RestoreIgniteIncrement(plan, nullptr);
   ASSERT_TRUE(from_wal.ok()) << from_wal.status().message();
@@ -128,15 +131,16 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, KeptReplay,
                                          Increment{"rebalance", "snap2", 2}, Increment{"truncated", "snap", 4},
                                          Increment{"rebalance", "snap", 1}),
                          [](const testing::TestParamInfo<Increment>& i) {
-                           return std::string(i.param.fixture) + "_" + i.param.snapshot + "_" + std::to_string(i.param.k);
+                           return std::string(i.param.fixture) + "_" + i.param.snapshot + "_" +
+                                  std::to_string(i.param.k);
                          });
 
 TEST(KeptRecords, PastTheirBudgetAreLetGoAndGiveTheirBytesBack) {
   auto budget = KeptRecords::Budget(4096);
   std::shared_ptr<const KeptRecords> kept;
-  NodePlan plan = PlanOf("full", "snap", 3, [&](const NodePlan& np) {
-    return std::make_unique<KeptRecords>(np.from, np.cut_id, budget);
-  }, &kept);
+  NodePlan plan = PlanOf(
+      "full", "snap", 3, [&](const NodePlan& np) { return std::make_unique<KeptRecords>(np.from, np.cut_id, budget); },
+      &kept);
   EXPECT_FALSE(kept->complete());
   EXPECT_EQ(budget->load(), 4096);
   // The replay then reads the WAL: the same result as without them.
@@ -161,25 +165,37 @@ TEST(KeptRecords, ARecordOfNoBytesFirstIsKept) {
   kept.Add(r);
   EXPECT_TRUE(kept.complete());
   size_t n = 0;
-  EXPECT_TRUE(kept.ForEach([&](const wal::Record&, uint64_t) { ++n; return wal::Status::Ok(); }, nullptr).ok());
+  EXPECT_TRUE(kept.ForEach(
+                      [&](const wal::Record&, uint64_t) {
+                        ++n;
+                        return wal::Status::Ok();
+                      },
+                      nullptr)
+                  .ok());
   EXPECT_EQ(n, 2u);
 }
 
 TEST(KeptRecords, WithoutTheFinishRecordAreNotComplete) {
   // Records of another cut (a nil id is none of the WAL's) never finish.
   std::shared_ptr<const KeptRecords> kept;
-  PlanOf("full", "snap", 2, [](const NodePlan& np) {
-    return std::make_unique<KeptRecords>(np.from, wal::Uuid{}, KeptRecords::Budget(64 << 20));
-  }, &kept);
+  PlanOf(
+      "full", "snap", 2,
+      [](const NodePlan& np) {
+        return std::make_unique<KeptRecords>(np.from, wal::Uuid{}, KeptRecords::Budget(64 << 20));
+      },
+      &kept);
   EXPECT_FALSE(kept->complete());
 }
 
 TEST(KeptRecords, OfAnotherRangeAreNotTakenForThePlans) {
   // Kept for increment 1, handed to the plan of increment 3: the replay reads the WAL.
   std::shared_ptr<const KeptRecords> kept1;
-  PlanOf("full", "snap", 1, [](const NodePlan& np) {
-    return std::make_unique<KeptRecords>(np.from, np.cut_id, KeptRecords::Budget(64 << 20));
-  }, &kept1);
+  PlanOf(
+      "full", "snap", 1,
+      [](const NodePlan& np) {
+        return std::make_unique<KeptRecords>(np.from, np.cut_id, KeptRecords::Budget(64 << 20));
+      },
+      &kept1);
   ASSERT_TRUE(kept1->complete());
   ExpectKeptReplaysAsTheWal(PlanOf("full", "snap", 3), kept1);
 }

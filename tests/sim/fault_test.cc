@@ -10,15 +10,15 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <xxhash.h>
+#include <nlohmann/json.hpp>
 
 #include "libcut/cluster_check.h"
 #include "libcut/cluster_file.h"
 #include "libcut/cut_index.h"
 #include "recovery/partition_file.h"
-#include "tests/support/temp_dir.h"
 #include "sim/simulate.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -49,9 +49,8 @@ NodeLog ReadLog(const std::string& wal_dir) {
   NodeLog out;
   if (!fs::exists(wal_dir)) return out;
   out.exists = true;
-  auto reader = wal::WalReader::OpenDirectory(wal_dir, {}, [&](const wal::Issue& i) {
-    (i.IsError() ? out.errors : out.torn)++;
-  });
+  auto reader =
+      wal::WalReader::OpenDirectory(wal_dir, {}, [&](const wal::Issue& i) { (i.IsError() ? out.errors : out.torn)++; });
   if (!reader.ok()) {
     ++out.errors;
     return out;
@@ -257,7 +256,9 @@ TEST(Faults, ServerCrashDuringACutFailsItOnEveryNodeAndRecoveryCommits) {
   size_t recovered = 0;
   for (const auto& n : Holders(run, c.fixed_accounts, false)) {
     if (n == victim) {
-      EXPECT_EQ(CountTx(run.log(n), wal::TxState::kCommitted, false) + CountTx(run.log(n), wal::TxState::kCommitted, true), 0u);
+      EXPECT_EQ(
+          CountTx(run.log(n), wal::TxState::kCommitted, false) + CountTx(run.log(n), wal::TxState::kCommitted, true),
+          0u);
       continue;
     }
     // One record per role the node had (a node can be primary of one key, backup of the other).
@@ -376,9 +377,9 @@ TEST(Faults, FinishHeldThenClientStopsRecoveryCommitsAndTheCutFails) {
       EXPECT_EQ(run.truth_cuts[0]["verdict"], "complete");
       const auto& r = run.checked(0);
       EXPECT_EQ(r.status, cut::CutStatus::kInconsistent);
-      EXPECT_TRUE(std::any_of(r.violations.begin(), r.violations.end(),
-                              [](const cut::Violation& v) { return v.kind == cut::Kind::kSideMismatch; }))
-          << r.reason;
+      EXPECT_TRUE(std::any_of(r.violations.begin(), r.violations.end(), [](const cut::Violation& v) {
+        return v.kind == cut::Kind::kSideMismatch;
+      })) << r.reason;
     }
   }
 }

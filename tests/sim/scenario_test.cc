@@ -11,12 +11,12 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <xxhash.h>
+#include <nlohmann/json.hpp>
 
+#include "sim/simulate.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wal_sides.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -60,8 +60,9 @@ sim::SimConfig Base(const std::string& dir, const Scenario& s) {
   c.discovery_delay_us = 30;
   c.start_delay_us = 20;
   c.segment_size = 64 << 10;
-  c.fixed_near = s.near == Near::kInitiator ? 0 : s.near == Near::kLastServer ? static_cast<int32_t>(s.nodes - 1)
-                                                                                 : static_cast<int32_t>(s.nodes);
+  c.fixed_near = s.near == Near::kInitiator    ? 0
+                 : s.near == Near::kLastServer ? static_cast<int32_t>(s.nodes - 1)
+                                               : static_cast<int32_t>(s.nodes);
   return c;
 }
 
@@ -142,19 +143,17 @@ TEST_P(ProtocolScenario, EveryHeldMessageAtEveryCutStartGivesAConsistentCut) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Placements, ProtocolScenario,
-    ::testing::ValuesIn([] {
-      std::vector<Scenario> v;
-      for (auto [n, b] : std::vector<std::pair<uint32_t, uint32_t>>{{3, 0}, {2, 1}, {3, 2}}) {
-        for (Near near : {Near::kInitiator, Near::kLastServer, Near::kClient}) {
-          for (Keys k : {Keys::kOne, Keys::kTwoOnePrimary, Keys::kTwoPrimaries}) {
-            v.push_back({n, b, near, k});
-          }
-        }
-      }
-      return v;
-    }()),
-    Name);
+INSTANTIATE_TEST_SUITE_P(Placements, ProtocolScenario, ::testing::ValuesIn([] {
+                           std::vector<Scenario> v;
+                           for (auto [n, b] : std::vector<std::pair<uint32_t, uint32_t>>{{3, 0}, {2, 1}, {3, 2}}) {
+                             for (Near near : {Near::kInitiator, Near::kLastServer, Near::kClient}) {
+                               for (Keys k : {Keys::kOne, Keys::kTwoOnePrimary, Keys::kTwoPrimaries}) {
+                                 v.push_back({n, b, near, k});
+                               }
+                             }
+                           }
+                           return v;
+                         }()),
+                         Name);
 
 }  // namespace

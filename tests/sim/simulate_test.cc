@@ -2,21 +2,21 @@
 // cut guarantee read back from the WALs with libwal.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <xxhash.h>
+#include <nlohmann/json.hpp>
 
 #include "recovery/partition_file.h"
+#include "sim/simulate.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wal_sides.h"
-#include "sim/simulate.h"
 
 namespace {
 
@@ -149,8 +149,8 @@ TEST_P(SimulateSweep, CompleteCutsAreConsistentMoneyIsConservedCopiesAgree) {
         auto [it, fresh] = side.emplace(xid, std::make_pair(before, s));
         if (!fresh) {
           ASSERT_EQ(it->second.first, before)
-              << "tx " << xid.ToString() << " is " << (before ? "Before" : "After") << " on " << s
-              << " but not on " << it->second.second << " for cut " << id.ToString();
+              << "tx " << xid.ToString() << " is " << (before ? "Before" : "After") << " on " << s << " but not on "
+              << it->second.second << " for cut " << id.ToString();
         }
       }
     }
@@ -186,12 +186,11 @@ std::string SweepName(const ::testing::TestParamInfo<std::tuple<Shape, uint64_t>
   return fmt::format("n{}b{}seed{}", shape.nodes, shape.backups, std::get<1>(p.param));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, SimulateSweep,
-    ::testing::Combine(::testing::Values(Shape{3, 0}, Shape{2, 1}, Shape{3, 2}, Shape{5, 1}),
-                       ::testing::Values(uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{4},
-                                         uint64_t{5})),
-    SweepName);
+INSTANTIATE_TEST_SUITE_P(Shapes, SimulateSweep,
+                         ::testing::Combine(::testing::Values(Shape{3, 0}, Shape{2, 1}, Shape{3, 2}, Shape{5, 1}),
+                                            ::testing::Values(uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{4},
+                                                              uint64_t{5})),
+                         SweepName);
 
 // The check above must be able to fail: with a broken cut algorithm the same reading of
 // the WALs finds transactions on both sides of a cut that the initiator called complete.
@@ -210,8 +209,8 @@ TEST_P(InjectedBugSweep, ReaderOfTheWalFindsTheBrokenCut) {
     ASSERT_TRUE(sim::Simulate(cfg).ok());
     caught += CutViolations(dir.path(), 3) > 0;
   }
-  std::printf("[ share    ] %s: broken cut found in %d of %d seeds\n",
-              cut::InjectedBugName(GetParam()), caught, kSeeds);
+  std::printf("[ share    ] %s: broken cut found in %d of %d seeds\n", cut::InjectedBugName(GetParam()), caught,
+              kSeeds);
   EXPECT_GE(caught * 2, kSeeds) << "the broken cut went unnoticed in most seeds";
 }
 
@@ -258,8 +257,8 @@ TEST(SimulateCli, MakesMissingParentsAndTakesATrailingSlash) {
 
 TEST(SimulateCli, JsonSummaryCountsEveryClassificationPath) {
   TempDir dir;
-  auto r = testing_support::RunCli({"simulate", "-o", dir.path() + "/c", "--json", "--txs", "4000",
-                                    "--cuts", "6", "--start-delay", "500", "--accounts", "100"});
+  auto r = testing_support::RunCli({"simulate", "-o", dir.path() + "/c", "--json", "--txs", "4000", "--cuts", "6",
+                                    "--start-delay", "500", "--accounts", "100"});
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["txs_committed"].get<int>() + j["txs_rolled_back"].get<int>(), 4000);
@@ -274,10 +273,31 @@ TEST(SimulateCli, JsonSummaryCountsEveryClassificationPath) {
 // tails, snapshots after a crash and truth files included.
 TEST(Simulate, FaultRunsAreDeterministic) {
   TempDir a, b;
-  std::vector<std::string> args = {"--txs", "3000", "--nodes", "4", "--backups", "2", "--clients", "2",
-                                   "--crash", "node-1@900", "--torn-tail", "--crash-client", "client-0@1500",
-                                   "--join-client", "@400", "--crash", "node-3@2ms", "--unknown-rate", "0.02",
-                                   "--rollback-rate", "0.05", "--truth", "-q", "--seed", "11"};
+  std::vector<std::string> args = {"--txs",
+                                   "3000",
+                                   "--nodes",
+                                   "4",
+                                   "--backups",
+                                   "2",
+                                   "--clients",
+                                   "2",
+                                   "--crash",
+                                   "node-1@900",
+                                   "--torn-tail",
+                                   "--crash-client",
+                                   "client-0@1500",
+                                   "--join-client",
+                                   "@400",
+                                   "--crash",
+                                   "node-3@2ms",
+                                   "--unknown-rate",
+                                   "0.02",
+                                   "--rollback-rate",
+                                   "0.05",
+                                   "--truth",
+                                   "-q",
+                                   "--seed",
+                                   "11"};
   for (const auto* d : {&a, &b}) {
     std::vector<std::string> full = {"simulate", "-o", d->path() + "/c"};
     full.insert(full.end(), args.begin(), args.end());
@@ -297,17 +317,17 @@ TEST(Simulate, FaultRunsAreDeterministic) {
 // Fault options that cannot work are usage errors (exit 2), and nothing is written.
 TEST(SimulateCli, RefusesFaultsTheClusterCannotTake) {
   const std::vector<std::vector<std::string>> bad = {
-      {"--crash", "node-1"},              // no @WHEN
-      {"--crash", "node-1@soon"},         // not a count or a time
+      {"--crash", "node-1"},       // no @WHEN
+      {"--crash", "node-1@soon"},  // not a count or a time
       {"--crash", "node-1@-5"},
-      {"--crash", "node-9@100"},          // no such server
-      {"--crash", "client-0@100"},        // a client, not a server
-      {"--crash-client", "node-0@100"},   // a server, not a client
+      {"--crash", "node-9@100"},         // no such server
+      {"--crash", "client-0@100"},       // a client, not a server
+      {"--crash-client", "node-0@100"},  // a server, not a client
       {"--crash", "node-0@100", "--crash", "node-0@200"},
       {"--crash", "node-0@100", "--crash", "node-1@100", "--crash", "node-2@100"},  // no survivor
-      {"--crash", "node-0@100", "--backups", "0"},  // its partitions would be lost
-      {"--torn-tail"},                    // without --crash
-      {"--join-client", "node-1@100"},    // a join names no node
+      {"--crash", "node-0@100", "--backups", "0"},                                  // its partitions would be lost
+      {"--torn-tail"},                                                              // without --crash
+      {"--join-client", "node-1@100"},                                              // a join names no node
       {"--unknown-rate", "1.5"},
   };
   for (const auto& extra : bad) {

@@ -78,34 +78,37 @@ inline std::string WriteIgniteScript(const std::string& dir, const std::vector<s
     switch (t[0]) {
       case 'D':
         ++counter;
-        U32(&p, 1);                  // one entry
-        U64(&p, 1700000000000ull);   // timestamp (ms)
-        U32(&p, 42);                 // cache id
-        U32(&p, 4);                  // key: 4 bytes of type 1
+        U32(&p, 1);                 // one entry
+        U64(&p, 1700000000000ull);  // timestamp (ms)
+        U32(&p, 42);                // cache id
+        U32(&p, 4);                 // key: 4 bytes of type 1
         U8(&p, 1);
         U32(&p, static_cast<uint32_t>(counter));
-        U32(&p, 4);                  // value: 4 bytes of type 1
+        U32(&p, 4);  // value: 4 bytes of type 1
         U8(&p, 1);
         U32(&p, 7);
-        U8(&p, 1);                   // CREATE
-        Version(&p, n);              // near version: the transaction
-        Version(&p, n);              // write version
+        U8(&p, 1);                                     // CREATE
+        Version(&p, n);                                // near version: the transaction
+        Version(&p, n);                                // write version
         U32(&p, static_cast<uint32_t>(counter % 64));  // partition
-        U64(&p, counter);            // update counter
-        U64(&p, UINT64_MAX);         // expire time: never
-        U8(&p, 0);                   // flags
+        U64(&p, counter);                              // update counter
+        U64(&p, UINT64_MAX);                           // expire time: never
+        U8(&p, 0);                                     // flags
         add("DATA_RECORD_V2", p);
         break;
-      case 'P': case 'C': case 'R': case 'U':
+      case 'P':
+      case 'C':
+      case 'R':
+      case 'U':
         U8(&p, t[0] == 'P' ? 2 : t[0] == 'C' ? 5 : t[0] == 'R' ? 7 : 8);  // TransactionState ordinal
         Version(&p, n);
         Version(&p, n);
-        U32(&p, 0);                  // no participants
+        U32(&p, 0);  // no participants
         U64(&p, 1700000000000ull);
         add("TX_RECORD", p);
         break;
       case 'S':
-        U64(&p, 0xABC);              // the cut's id: 0xABC, n
+        U64(&p, 0xABC);  // the cut's id: 0xABC, n
         U64(&p, n);
         add("INCREMENTAL_SNAPSHOT_START_RECORD", p);
         break;
@@ -124,8 +127,7 @@ inline std::string WriteIgniteScript(const std::string& dir, const std::vector<s
         add("INCREMENTAL_SNAPSHOT_FINISH_RECORD", p);
         break;
       }
-      default:
-        std::abort();
+      default: std::abort();
     }
   }
   write();

@@ -33,8 +33,8 @@ struct ReadResult {
 
 inline ReadResult ReadAll(std::vector<wal::SegmentFile> files, wal::ReaderOptions options = {}) {
   ReadResult out;
-  auto reader = wal::WalReader::OpenFiles(std::move(files), options,
-                                          [&](const wal::Issue& i) { out.issues.push_back(i); });
+  auto reader =
+      wal::WalReader::OpenFiles(std::move(files), options, [&](const wal::Issue& i) { out.issues.push_back(i); });
   const wal::Record* r = nullptr;
   while (reader->Next(&r)) out.records.push_back({r->ptr, r->type, std::string(r->payload)});
   return out;

@@ -3,8 +3,8 @@
 // written them.
 #pragma once
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>

@@ -36,8 +36,7 @@ inline std::string ReadFile(const std::string& path) {
 
 // Compares `actual` with the golden file, or rewrites the golden file when the
 // environment has WALCUT_UPDATE_GOLDEN=1 (the diff is then reviewed like code).
-inline bool MatchesGolden(const std::string& golden_path, const std::string& actual,
-                          std::string* why) {
+inline bool MatchesGolden(const std::string& golden_path, const std::string& actual, std::string* why) {
   const char* update = std::getenv("WALCUT_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
     std::ofstream(golden_path, std::ios::binary) << actual;
@@ -50,8 +49,7 @@ inline bool MatchesGolden(const std::string& golden_path, const std::string& act
   size_t line_start = expected.rfind('\n', i == 0 ? 0 : i - 1);
   line_start = line_start == std::string::npos ? 0 : line_start + 1;
   *why = "first difference at byte " + std::to_string(i) + " of " + golden_path +
-         "\nexpected: " + expected.substr(line_start, 200) +
-         "\nactual:   " + actual.substr(line_start, 200) +
+         "\nexpected: " + expected.substr(line_start, 200) + "\nactual:   " + actual.substr(line_start, 200) +
          "\n(set WALCUT_UPDATE_GOLDEN=1 to accept the new output)";
   return false;
 }

@@ -19,8 +19,7 @@ inline wal::Uuid TestNode(uint64_t n = 1) { return wal::Uuid{0x1111222233334444U
 
 class SegmentBuilder {
  public:
-  explicit SegmentBuilder(uint64_t index, wal::Uuid node = TestNode(), uint16_t order = 1)
-      : index_(index) {
+  explicit SegmentBuilder(uint64_t index, wal::Uuid node = TestNode(), uint16_t order = 1) : index_(index) {
     wal::HeaderRecord h;
     h.magic = wal::kSegmentMagic;
     h.version = wal::kFormatVersion;
@@ -77,9 +76,7 @@ class RecordGenerator {
     return store_.back();
   }
 
-  wal::TxId Tx() {
-    return wal::TxId{static_cast<uint32_t>(Below(1000)), static_cast<uint32_t>(Below(64)), U64()};
-  }
+  wal::TxId Tx() { return wal::TxId{static_cast<uint32_t>(Below(1000)), static_cast<uint32_t>(Below(64)), U64()}; }
   wal::Uuid Id() { return wal::Uuid{U64(), U64()}; }
 
   wal::TxRecord MakeTx() {
@@ -135,9 +132,7 @@ class RecordGenerator {
     store_.push_back(std::move(s));
     return store_.back();
   }
-  wal::CutStartRecord MakeCutStart() {
-    return {Id(), static_cast<uint32_t>(Below(100)), U64()};
-  }
+  wal::CutStartRecord MakeCutStart() { return {Id(), static_cast<uint32_t>(Below(100)), U64()}; }
   wal::CutFinishRecord MakeCutFinish(size_t max_ids) {
     wal::CutFinishRecord f;
     f.cut_id = Id();

@@ -66,8 +66,7 @@ inline NodeWal ReadNodeWal(const std::string& wal_dir) {
       case wal::RecordType::kTx:
         if (a.tx.state == wal::TxState::kCommitted) out.commits.emplace_back(a.tx.xid, r->ptr);
         break;
-      default:
-        break;
+      default: break;
     }
   }
   return out;

@@ -31,8 +31,7 @@ void WriteTinyNode(const std::string& dir, uint64_t node, bool compress) {
   WriterOptions o;
   o.segment_size = 4096;
   o.compress_sealed = compress;
-  auto w = Check(WalWriter::Create(dir + "/wal", Uuid{0x00000000c0ffee00ULL, node},
-                                   static_cast<uint16_t>(node), o));
+  auto w = Check(WalWriter::Create(dir + "/wal", Uuid{0x00000000c0ffee00ULL, node}, static_cast<uint16_t>(node), o));
   uint64_t ts = 1'000'000'000;
   Check(w->Append(ClusterSnapshotRecord{ts, "base"}));
   std::vector<std::string> keep;

@@ -26,7 +26,8 @@ TEST(AddCounter, MergesNeighboursAndKeepsOrder) {
   EXPECT_EQ(r, (CounterRanges{{0, 10}}));
   // At the top of the range, nothing wraps.
   CounterRanges top;
-  for (uint64_t c : {UINT64_MAX, UINT64_MAX - 2, UINT64_MAX, uint64_t{5}, UINT64_MAX - 1, uint64_t{0}}) AddCounter(top, c);
+  for (uint64_t c : {UINT64_MAX, UINT64_MAX - 2, UINT64_MAX, uint64_t{5}, UINT64_MAX - 1, uint64_t{0}})
+    AddCounter(top, c);
   EXPECT_EQ(top, (CounterRanges{{0, 0}, {5, 5}, {UINT64_MAX - 2, UINT64_MAX}}));
 }
 
@@ -39,7 +40,7 @@ TEST(CounterFollower, AppliesWhatIgnitesRestoreApplies) {
   f.OnStart();
   f.OnUpdate(7, 0, 4, CounterTx(4));  // after the Start, included: applied
   f.OnUpdate(7, 0, 5, CounterTx(5));  // after the Start, not included: not applied
-  f.OnUpdate(7, 0, 6, wal::TxId{});  // of no transaction: never compared
+  f.OnUpdate(7, 0, 6, wal::TxId{});   // of no transaction: never compared
   AppliedCounters first = f.OnFinish({CounterTx(4)}, {CounterTx(3)});
   ASSERT_TRUE(first.known);
   ASSERT_EQ(first.copies.size(), 1u);

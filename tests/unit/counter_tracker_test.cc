@@ -19,14 +19,14 @@ TEST(CounterTracker, InOrderUpdatesAdvanceLwm) {
 TEST(CounterTracker, OutOfOrderRangesMergeOnBothSides) {
   CounterTracker t;
   t.Reserve(10);
-  EXPECT_TRUE(t.Update(4, 2).ok());   // (4,6]
-  EXPECT_TRUE(t.Update(8, 2).ok());   // (8,10]
+  EXPECT_TRUE(t.Update(4, 2).ok());  // (4,6]
+  EXPECT_TRUE(t.Update(8, 2).ok());  // (8,10]
   EXPECT_EQ(t.open_ranges(), 2u);
-  EXPECT_TRUE(t.Update(6, 2).ok());   // (6,8] joins both neighbours
+  EXPECT_TRUE(t.Update(6, 2).ok());  // (6,8] joins both neighbours
   EXPECT_EQ(t.open_ranges(), 1u);
   EXPECT_EQ(t.lwm(), 0u);
   EXPECT_EQ(t.Gaps(), (std::vector<Gap>{{1, 4}}));
-  EXPECT_TRUE(t.Update(0, 4).ok());   // closes the prefix and swallows the range
+  EXPECT_TRUE(t.Update(0, 4).ok());  // closes the prefix and swallows the range
   EXPECT_EQ(t.lwm(), 10u);
   EXPECT_EQ(t.open_ranges(), 0u);
 }
@@ -46,8 +46,8 @@ TEST(CounterTracker, DuplicatesAreRefusedAndChangeNothing) {
 TEST(CounterTracker, FinalizeClosesEveryGapUpToHwm) {
   CounterTracker t;
   t.Reserve(10);
-  ASSERT_TRUE(t.Update(2, 3).ok());   // (2,5]
-  ASSERT_TRUE(t.Update(7, 1).ok());   // (7,8]
+  ASSERT_TRUE(t.Update(2, 3).ok());  // (2,5]
+  ASSERT_TRUE(t.Update(7, 1).ok());  // (7,8]
   auto gaps = t.Finalize();
   EXPECT_EQ(gaps, (std::vector<Gap>{{1, 2}, {6, 7}, {9, 10}}));
   EXPECT_EQ(t.lwm(), 10u);
@@ -74,15 +74,15 @@ namespace {
 
 TEST(CounterTracker, AnLwmFromAMetaPageAppliesEverythingBelowItAndJoinsTheRangesItReaches) {
   recovery::CounterTracker t;
-  ASSERT_TRUE(t.Update(4, 2).ok());   // (4, 6]
-  ASSERT_TRUE(t.Update(9, 1).ok());   // (9, 10]
+  ASSERT_TRUE(t.Update(4, 2).ok());  // (4, 6]
+  ASSERT_TRUE(t.Update(9, 1).ok());  // (9, 10]
   EXPECT_EQ(t.Gaps(), (std::vector<recovery::Gap>{{1, 4}, {7, 9}}));
-  t.AdvanceLwm(5);                    // 1..5 applied: reaches (4, 6]
+  t.AdvanceLwm(5);  // 1..5 applied: reaches (4, 6]
   EXPECT_EQ(t.lwm(), 6u);
   EXPECT_EQ(t.Gaps(), (std::vector<recovery::Gap>{{7, 9}}));
-  t.AdvanceLwm(3);                    // below the LWM: nothing
+  t.AdvanceLwm(3);  // below the LWM: nothing
   EXPECT_EQ(t.lwm(), 6u);
-  t.AdvanceLwm(12);                   // past the HWM: raises it
+  t.AdvanceLwm(12);  // past the HWM: raises it
   EXPECT_EQ(t.lwm(), 12u);
   EXPECT_EQ(t.hwm(), 12u);
   EXPECT_TRUE(t.Gaps().empty());

@@ -45,10 +45,10 @@ TEST(CutManager, PreparedAtStartIsWatchedAndClassifiedByStamp) {
   m.OnTxPrepared(kT2);
   m.OnCutId(kCut, 1);
   m.WriteStartRecord(10);
-  EXPECT_TRUE(r.finishes.empty());  // waits for the watched transactions
+  EXPECT_TRUE(r.finishes.empty());           // waits for the watched transactions
   m.OnTxFinished(Committed(kT1, kCut), 11);  // the first committer had started the cut
   EXPECT_TRUE(r.finishes.empty());
-  m.OnTxFinished(Committed(kT2), 12);        // the first committer had not
+  m.OnTxFinished(Committed(kT2), 12);  // the first committer had not
   ASSERT_EQ(r.finishes.size(), 1u);
   EXPECT_EQ(r.finishes[0].after, std::vector<wal::TxId>{kT1});
   EXPECT_EQ(r.finishes[0].before, std::vector<wal::TxId>{kT2});
@@ -157,12 +157,12 @@ TEST(CutManager, SkipRules) {
   EXPECT_TRUE(joined_late.WrapId().IsNil());
   CutManager m(&r, true, 1);
   EXPECT_TRUE(m.OnCutId(kCut, 1));
-  EXPECT_FALSE(m.OnCutId(kCut, 1));       // already running
+  EXPECT_FALSE(m.OnCutId(kCut, 1));  // already running
   m.WriteStartRecord(1);
   m.OnCutDone(kCut);
   EXPECT_TRUE(m.WrapId().IsNil());
   EXPECT_TRUE(m.StampId().IsNil());
-  EXPECT_FALSE(m.OnCutId(kCut, 1));       // finished here: never twice
+  EXPECT_FALSE(m.OnCutId(kCut, 1));  // finished here: never twice
   EXPECT_TRUE(m.OnCutId(kOtherCut, 1));
 }
 

@@ -75,8 +75,7 @@ TEST(IgniteIncrementMeta, AFileThatIsNotWhatItsPlaceSaysIsUnreadable) {
   fs::create_directories(tmp);
   fs::copy(kWork + "/snapshots", tmp / "snapshots", fs::copy_options::recursive);
   fs::copy_file(tmp / "snapshots/snap/increments/0000000000000002/server_1.smf",
-                tmp / "snapshots/snap/increments/0000000000000001/server_1.smf",
-                fs::copy_options::overwrite_existing);
+                tmp / "snapshots/snap/increments/0000000000000001/server_1.smf", fs::copy_options::overwrite_existing);
   {
     std::ofstream cut_short(tmp / "snapshots/snap/increments/0000000000000003/server_1.smf",
                             std::ios::binary | std::ios::trunc);
@@ -142,8 +141,8 @@ TEST(KeptIncrements, MetadataWhoseFinishPointerIsAnotherCutsFinishIsUnreadable) 
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_EQ(r.problems[0].kind, cut::Kind::kUnreadableMeta);
   const std::string want = "2/a.smf: rqId is " + first.ToString() + ", whose Finish record is at " +
-                           wal::Pointer{0, 1100}.ToString() + ", but its incSnpRec " + wal::Pointer{0, 2100}.ToString() +
-                           " is the Finish record of cut " + second.ToString();
+                           wal::Pointer{0, 1100}.ToString() + ", but its incSnpRec " +
+                           wal::Pointer{0, 2100}.ToString() + " is the Finish record of cut " + second.ToString();
   EXPECT_EQ(r.problems[0].detail, want);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kConsistent);
   EXPECT_EQ(r.cuts[0].increment, 1u);
@@ -165,9 +164,9 @@ TEST(KeptIncrements, MetadataThatMovesItsCutsFinishIsUnreadable) {
                                        {second, "snap", 2, wal::Pointer{0, 2222}, "2/a.smf"}})},
                            {"a"}, &r);
   ASSERT_EQ(r.problems.size(), 1u);
-  const std::string want = "2/a.smf: incSnpRec is " + wal::Pointer{0, 2222}.ToString() + ", but the Finish record of its cut";
-  EXPECT_NE(r.problems[0].detail.find(want), std::string::npos)
-      << r.problems[0].detail;
+  const std::string want =
+      "2/a.smf: incSnpRec is " + wal::Pointer{0, 2222}.ToString() + ", but the Finish record of its cut";
+  EXPECT_NE(r.problems[0].detail.find(want), std::string::npos) << r.problems[0].detail;
   EXPECT_EQ(r.cuts[1].status, cut::CutStatus::kUnverifiable);
 }
 
@@ -184,9 +183,9 @@ TEST(KeptIncrements, MetadataNamingAnotherSnapshotThanTheWalIsUnreadable) {
 TEST(KeptIncrements, NodesWhoseMetadataGiveOneCutTwoIndexesAreUnreadable) {
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3, std::nullopt, "3/a.smf"}}),
-                            Node("b", {{id, "snap", 4, std::nullopt, "4/b.smf"}})},
-                           {"a", "b"}, &r);
+  cut::ApplyKeptIncrements(
+      {Node("a", {{id, "snap", 3, std::nullopt, "3/a.smf"}}), Node("b", {{id, "snap", 4, std::nullopt, "4/b.smf"}})},
+      {"a", "b"}, &r);
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_EQ(r.problems[0].node, "b");
   EXPECT_EQ(r.problems[0].detail, "4/b.smf: increment 4 of 'snap', but 3/a.smf names its cut increment 3 of 'snap'");
@@ -196,7 +195,8 @@ TEST(KeptIncrements, NodesWhoseMetadataGiveOneCutTwoIndexesAreUnreadable) {
 TEST(KeptIncrements, ACutEveryNodeKeepsTakesItsSnapshotAndIndex) {
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
-  cut::ApplyKeptIncrements({Node("a", {{id, "snap", 3, std::nullopt, ""}}), Node("b", {{id, "snap", 3, std::nullopt, ""}})}, {"a", "b"}, &r);
+  cut::ApplyKeptIncrements(
+      {Node("a", {{id, "snap", 3, std::nullopt, ""}}), Node("b", {{id, "snap", 3, std::nullopt, ""}})}, {"a", "b"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kConsistent);
   EXPECT_EQ(r.cuts[0].base, "snap");
   EXPECT_EQ(r.cuts[0].increment, 3u);
@@ -218,7 +218,8 @@ TEST(KeptIncrements, AnUnreadableFileMakesACutItMayNameUnverifiableAndIsAProblem
   const wal::Uuid id{1, 2};
   auto r = OneConsistentCut(id);
   r.problems.push_back({"c", cut::Kind::kReadErrors, "damage"});
-  cut::ApplyKeptIncrements({Node("b", {}, {"b.smf: cut short"}), Node("a", {{id, "snap", 3, std::nullopt, ""}})}, {"a", "b", "c"}, &r);
+  cut::ApplyKeptIncrements({Node("b", {}, {"b.smf: cut short"}), Node("a", {{id, "snap", 3, std::nullopt, ""}})},
+                           {"a", "b", "c"}, &r);
   EXPECT_EQ(r.cuts[0].status, cut::CutStatus::kUnverifiable);
   ASSERT_EQ(r.cuts[0].violations.size(), 1u);
   EXPECT_EQ(r.cuts[0].violations[0].kind, cut::Kind::kUnreadableMeta);

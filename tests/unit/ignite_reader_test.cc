@@ -62,13 +62,13 @@ std::vector<uint64_t> Offsets(const SegmentFile& f) {
 
 std::string Tx(uint64_t seg, uint32_t off, uint64_t order) {
   std::string p;
-  p += '\x05';                                     // COMMITTED
-  p += '\x01';                                     // near version, protocol 1
-  p += std::string("\x07\0\0\0\x02\0\0\0", 8);     // topVer 7, node order 2
+  p += '\x05';                                  // COMMITTED
+  p += '\x01';                                  // near version, protocol 1
+  p += std::string("\x07\0\0\0\x02\0\0\0", 8);  // topVer 7, node order 2
   for (int i = 0; i < 8; ++i) p += static_cast<char>(order >> (8 * i));
-  p += '\0';                                       // write version null
+  p += '\0';                                             // write version null
   p += std::string("\x01\0\0\0\x00\x00\x00\0\0\0", 10);  // one participant: primary 0, no backups
-  p += std::string("\x10\x27\0\0\0\0\0\0", 8);     // timestamp 10000 ms
+  p += std::string("\x10\x27\0\0\0\0\0\0", 8);           // timestamp 10000 ms
   return IgniteFrame(0, Pointer{seg, off}, p);
 }
 
@@ -414,28 +414,58 @@ std::string Deflated(const std::string& data) {
 // deflated (method 8).
 std::string StoredZip(const std::vector<std::pair<std::string, std::string>>& entries, bool deflate = false) {
   auto u16 = [](std::string* o, uint32_t v) { o->append({static_cast<char>(v), static_cast<char>(v >> 8)}); };
-  auto u32 = [&](std::string* o, uint32_t v) { u16(o, v & 0xFFFF); u16(o, v >> 16); };
+  auto u32 = [&](std::string* o, uint32_t v) {
+    u16(o, v & 0xFFFF);
+    u16(o, v >> 16);
+  };
   std::string zip, cd;
   for (const auto& [name, data] : entries) {
     const uint32_t at = static_cast<uint32_t>(zip.size());
-    const uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    const uint32_t crc =
+        static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     const uint32_t n = static_cast<uint32_t>(data.size());
     const std::string body = deflate ? Deflated(data) : data;
     const uint32_t c = static_cast<uint32_t>(body.size());
     const uint32_t method = deflate ? 8 : 0;
-    u32(&zip, 0x04034b50); u16(&zip, 20); u16(&zip, 0); u16(&zip, method); u32(&zip, 0);
-    u32(&zip, crc); u32(&zip, c); u32(&zip, n); u16(&zip, static_cast<uint32_t>(name.size())); u16(&zip, 0);
+    u32(&zip, 0x04034b50);
+    u16(&zip, 20);
+    u16(&zip, 0);
+    u16(&zip, method);
+    u32(&zip, 0);
+    u32(&zip, crc);
+    u32(&zip, c);
+    u32(&zip, n);
+    u16(&zip, static_cast<uint32_t>(name.size()));
+    u16(&zip, 0);
     zip += name + body;
-    u32(&cd, 0x02014b50); u16(&cd, 20); u16(&cd, 20); u16(&cd, 0); u16(&cd, method); u32(&cd, 0);
-    u32(&cd, crc); u32(&cd, c); u32(&cd, n); u16(&cd, static_cast<uint32_t>(name.size()));
-    u16(&cd, 0); u16(&cd, 0); u16(&cd, 0); u16(&cd, 0); u32(&cd, 0); u32(&cd, at);
+    u32(&cd, 0x02014b50);
+    u16(&cd, 20);
+    u16(&cd, 20);
+    u16(&cd, 0);
+    u16(&cd, method);
+    u32(&cd, 0);
+    u32(&cd, crc);
+    u32(&cd, c);
+    u32(&cd, n);
+    u16(&cd, static_cast<uint32_t>(name.size()));
+    u16(&cd, 0);
+    u16(&cd, 0);
+    u16(&cd, 0);
+    u16(&cd, 0);
+    u32(&cd, 0);
+    u32(&cd, at);
     cd += name;
   }
   const uint32_t cd_at = static_cast<uint32_t>(zip.size());
   zip += cd;
-  u32(&zip, 0x06054b50); u16(&zip, 0); u16(&zip, 0);
-  u16(&zip, static_cast<uint32_t>(entries.size())); u16(&zip, static_cast<uint32_t>(entries.size()));
-  u32(&zip, static_cast<uint32_t>(cd.size())); u32(&zip, cd_at); u16(&zip, 0);
+  u32(&zip, 0x06054b50);
+  u16(&zip, 0);
+  u16(&zip, 0);
+  u16(&zip, static_cast<uint32_t>(entries.size()));
+  u16(&zip, static_cast<uint32_t>(entries.size()));
+  u32(&zip, static_cast<uint32_t>(cd.size()));
+  u32(&zip, cd_at);
+  u16(&zip, 0);
   return zip;
 }
 
@@ -448,7 +478,8 @@ TEST(IgniteReader, AZipIsPlacedByItsWalEntryFirstOrNot) {
   std::filesystem::create_directories(dir);
   const std::string first = dir + "/0000000000000007.wal.zip", second = dir + "/0000000000000008.wal.zip";
   std::ofstream(first, std::ios::binary) << StoredZip({{"0000000000000000.wal", raw}});
-  std::ofstream(second, std::ios::binary) << StoredZip({{"notes.txt", std::string(100000, 'n')}, {"0000000000000000.wal", raw}});
+  std::ofstream(second, std::ios::binary)
+      << StoredZip({{"notes.txt", std::string(100000, 'n')}, {"0000000000000000.wal", raw}});
   for (const std::string& path : {first, second}) {
     SegmentFile f;
     f.path = path;
@@ -468,7 +499,8 @@ TEST(IgniteReader, AZipInflatedWholeGivesWhatItsStreamGives) {
   Real("archive/server_0/0000000000000000.wal", &raw);
   std::string big = raw;
   while (big.size() < (3u << 20)) big += raw.substr(ignite::kHeaderSize);  // past a step of 1 MiB
-  SegmentFile f = Mem(0, StoredZip({{"0000000000000000.wal", big}}, /*deflate=*/true), "0000000000000000.wal.zip", true);
+  SegmentFile f =
+      Mem(0, StoredZip({{"0000000000000000.wal", big}}, /*deflate=*/true), "0000000000000000.wal.zip", true);
   auto whole = SegmentBytes::Load(f, /*lazy=*/false, /*stream=*/true);
   ASSERT_TRUE(whole.ok());
   ASSERT_TRUE(whole->Fill(1));

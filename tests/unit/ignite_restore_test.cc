@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr uint32_t kBank = 3016252;   // an Ignite cache id: wider than 5 digits
+constexpr uint32_t kBank = 3016252;  // an Ignite cache id: wider than 5 digits
 constexpr uint32_t kVault = 111981106;
 
 PartitionFile Copy(uint32_t cache, uint32_t partition, std::string value) {

@@ -115,10 +115,8 @@ TEST(RecordRoundTrip, FrameDoesNotVerifyAtAnotherAddress) {
   AppendRecord(g.MakeTx(), Pointer{3, 100}, &buf);
   FrameView fv;
   EXPECT_EQ(ParseFrame(buf.data(), buf.size(), Pointer{3, 100}, true, &fv), FrameStatus::kOk);
-  EXPECT_EQ(ParseFrame(buf.data(), buf.size(), Pointer{3, 101}, true, &fv),
-            FrameStatus::kBadChecksum);
-  EXPECT_EQ(ParseFrame(buf.data(), buf.size(), Pointer{4, 100}, true, &fv),
-            FrameStatus::kBadChecksum);
+  EXPECT_EQ(ParseFrame(buf.data(), buf.size(), Pointer{3, 101}, true, &fv), FrameStatus::kBadChecksum);
+  EXPECT_EQ(ParseFrame(buf.data(), buf.size(), Pointer{4, 100}, true, &fv), FrameStatus::kBadChecksum);
 }
 
 TEST(RecordDecode, TrailingBytesAreCorruption) {
@@ -207,7 +205,8 @@ TxRecord FromView(const TxView& v) {
   Decoder c(v.counters);
   r.counters.resize(v.counter_count);
   for (auto& k : r.counters) {
-    EXPECT_TRUE(c.GetFixed32(&k.cache_id) && c.GetFixed32(&k.partition) && c.GetFixed64(&k.start) && c.GetFixed64(&k.delta));
+    EXPECT_TRUE(c.GetFixed32(&k.cache_id) && c.GetFixed32(&k.partition) && c.GetFixed64(&k.start) &&
+                c.GetFixed64(&k.delta));
   }
   return r;
 }

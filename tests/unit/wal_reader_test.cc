@@ -288,8 +288,7 @@ TEST(WalReader, DamagedLz4FrameIsReportedAndTheNextSegmentRead) {
     ASSERT_EQ(r.Count(IssueKind::kBadLz4), 1u) << off;
     EXPECT_EQ(r.records.size(), s1.pointers().size()) << off;
   }
-  ReadResult truncated =
-      ReadAll({InMemory(0, packed->substr(0, packed->size() - 3), true), InMemory(1, s1.bytes())});
+  ReadResult truncated = ReadAll({InMemory(0, packed->substr(0, packed->size() - 3), true), InMemory(1, s1.bytes())});
   EXPECT_EQ(truncated.Count(IssueKind::kBadLz4), 1u);
 }
 
@@ -310,7 +309,8 @@ std::string Lz4Bomb(const std::string& prefix, size_t zeros) {
     out.append(buf.data(), k);
   };
   add(prefix);
-  for (size_t done = 0; done < zeros; done += chunk.size()) add(std::string_view(chunk).substr(0, std::min(chunk.size(), zeros - done)));
+  for (size_t done = 0; done < zeros; done += chunk.size())
+    add(std::string_view(chunk).substr(0, std::min(chunk.size(), zeros - done)));
   size_t k = LZ4F_compressEnd(ctx, buf.data(), buf.size(), nullptr);
   out.append(buf.data(), k);
   LZ4F_freeCompressionContext(ctx);
@@ -348,7 +348,7 @@ TEST(WalReader, Lz4BombsAreReadInBoundedMemory) {
     // bomb1: zeros where a record should follow, and no SWITCH record at its end.
     EXPECT_EQ(r.Count(IssueKind::kCorruption), 2u);
     for (const auto& i : r.issues) EXPECT_NE(i.segment, 0u) << i.ToString();
-    EXPECT_EQ(r.Count(IssueKind::kTornTail), 1u);            // bomb2, the last: its unwritten end
+    EXPECT_EQ(r.Count(IssueKind::kTornTail), 1u);  // bomb2, the last: its unwritten end
   }
   EXPECT_LT(peak, before + 200) << "peak RSS " << peak << " MiB";
 }

@@ -108,8 +108,7 @@ TEST(WalWriter, CompressedSealedSegmentsReadBackIdentically) {
     o.segment_size = 16384;
     o.compress_sealed = compress;
     o.fsync = compress;  // exercise both paths
-    auto w = WalWriter::Create((compress ? lz4_dir : plain_dir).path(),
-                               testing_support::TestNode(), 1, o);
+    auto w = WalWriter::Create((compress ? lz4_dir : plain_dir).path(), testing_support::TestNode(), 1, o);
     ASSERT_TRUE(w.ok());
     RecordGenerator g(2);
     for (int i = 0; i < 400; ++i) ASSERT_TRUE((*w)->Append(g.MakeData(3, 30)).ok());

@@ -100,8 +100,8 @@ TEST(WindowClassifier, ParticipantsAreNodeOrdersInWalcutsFormatOnly) {
   for (const auto format : {wal::SegmentFormat::kWalcut, wal::SegmentFormat::kIgnite}) {
     const bool ignite = format == wal::SegmentFormat::kIgnite;
     // One participant: primary 2, backup 3.
-    const std::string parts = ignite ? std::string("\x02\x00\x01\x00\x00\x00\x03\x00", 8)
-                                     : std::string("\x02\x00\x01\x00\x03\x00", 6);
+    const std::string parts =
+        ignite ? std::string("\x02\x00\x01\x00\x00\x00\x03\x00", 8) : std::string("\x02\x00\x01\x00\x03\x00", 6);
     cut::CommitWindow w;
     wal::TxView t;
     t.state = wal::TxState::kCommitted;
@@ -139,8 +139,8 @@ TEST(WindowClassifier, ParticipantsOfEveryTransactionNewlyBefore) {
     t.participants = parts;
     w.OnCommit(t, Pointer{0, at});
   };
-  commit(kOld, 20);       // before the base record (50)
-  commit(kEarly, 100);    // the first cut: Start 200, Finish 400
+  commit(kOld, 20);     // before the base record (50)
+  commit(kEarly, 100);  // the first cut: Start 200, Finish 400
   commit(kInFlight, 300);
   commit(kCarried, 350);  // Before the first cut too
   commit(kLate, 500);     // the second cut: Start 600, Finish 700

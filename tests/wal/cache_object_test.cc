@@ -49,7 +49,7 @@ struct ObjectSpec {
   Footer footer = Footer::kCompact1;
   int32_t schema_id = 0;
   std::vector<int32_t> field_ids;  // for Footer::kFull1
-  std::string class_name;           // written after the header when type_id is 0
+  std::string class_name;          // written after the header when type_id is 0
 };
 
 // A binary object: 103, version 1, flags, type id, hash, length, schema id, footer
@@ -182,7 +182,8 @@ TEST(CacheObjectText, ObjectArraysCollectionsMapsEnumsAndClasses) {
   EXPECT_EQ(FieldText(Code(24) + Le32(1) + Code(3) + Str("s")), "HashSet[\"s\"]");
   EXPECT_EQ(FieldText(Code(24) + Le32(0) + Code(0xff)), "set[]");
   EXPECT_EQ(FieldText(Code(24) + Le32(0) + Code(9)), "collection(9)[]");
-  EXPECT_EQ(FieldText(Code(25) + Le32(2) + Code(1) + Str("a") + Int(1) + Str("b") + Null()), "HashMap{\"a\"=1,\"b\"=null}");
+  EXPECT_EQ(FieldText(Code(25) + Le32(2) + Code(1) + Str("a") + Int(1) + Str("b") + Null()),
+            "HashMap{\"a\"=1,\"b\"=null}");
   EXPECT_EQ(FieldText(Code(25) + Le32(1) + Code(2) + Int(1) + Int(2)), "LinkedHashMap{1=2}");
   EXPECT_EQ(FieldText(Code(25) + Le32(0) + Code(0)), "map{}");
   EXPECT_EQ(FieldText(Code(28) + Le32(77) + Le32(2)), "enum(77):2");
@@ -193,8 +194,9 @@ TEST(CacheObjectText, ObjectArraysCollectionsMapsEnumsAndClasses) {
   EXPECT_EQ(FieldText(Code(32) + Le32(77)), "class(77)");
   EXPECT_EQ(FieldText(Code(0xfe) + Le32(2) + "\xac\xed"), "optimized(0xaced)");
   // Nested containers.
-  EXPECT_EQ(FieldText(Code(24) + Le32(1) + Code(1) + Code(25) + Le32(1) + Code(1) + Int(1) + Code(14) + Le32(1) + Le32(2)),
-            "ArrayList[HashMap{1=int[2]}]");
+  EXPECT_EQ(
+      FieldText(Code(24) + Le32(1) + Code(1) + Code(25) + Le32(1) + Code(1) + Int(1) + Code(14) + Le32(1) + Le32(2)),
+      "ArrayList[HashMap{1=int[2]}]");
 }
 
 TEST(CacheObjectText, NestedAndWrappedObjectsWithNames) {
@@ -249,8 +251,8 @@ TEST(CacheObjectText, StringsInsideObjectsAreEscaped) {
   EXPECT_EQ(FieldText(Str("a\"b\\c")), "\"a\\\"b\\\\c\"");
   EXPECT_EQ(FieldText(Str("l1\nl2\t\r")), "\"l1\\nl2\\t\\r\"");
   EXPECT_EQ(FieldText(Str(std::string("\x00\x01\x7f", 3))), "\"\\u0000\\u0001\\u007f\"");
-  EXPECT_EQ(FieldText(Str("caf\xc3\xa9")), "\"caf\xc3\xa9\"");  // valid UTF-8 as it is
-  EXPECT_EQ(FieldText(Str("\xff\xc3(")), "\"\\xff\\xc3(\"");     // not UTF-8: byte by byte
+  EXPECT_EQ(FieldText(Str("caf\xc3\xa9")), "\"caf\xc3\xa9\"");       // valid UTF-8 as it is
+  EXPECT_EQ(FieldText(Str("\xff\xc3(")), "\"\\xff\\xc3(\"");         // not UTF-8: byte by byte
   EXPECT_EQ(FieldText(Str("\xed\xa0\x80")), "\"\\xed\\xa0\\x80\"");  // a surrogate
   // Standing alone, a String is itself (the callers quote the whole text).
   EXPECT_EQ(CacheObjectText(ignite::kObjectRegular, Str("a\"b\\c")), "a\"b\\c");
@@ -265,8 +267,7 @@ TEST(CacheObjectText, AFieldOfAnUnknownTypeIsHexAndTheOthersKeepTheirNames) {
   EXPECT_EQ(Text(Object(spec), &types), "binary(1 T){before=42,odd=0x63010203,after=\"x\"}");
   // A field that is longer than its value, or whose value runs past the next field.
   spec.fields = {Int(42) + Code(0), Str("x"), Code(14) + Le32(9) + Le32(1)};
-  EXPECT_EQ(Text(Object(spec), &types),
-            "binary(1 T){before=0x032a00000000,odd=\"x\",after=0x0e0900000001000000}");
+  EXPECT_EQ(Text(Object(spec), &types), "binary(1 T){before=0x032a00000000,odd=\"x\",after=0x0e0900000001000000}");
 }
 
 TEST(CacheObjectText, AHandleIsTheObjectItPointsAt) {
@@ -313,9 +314,11 @@ TEST(CacheObjectText, NestingIsBoundedAndCountsAreChecked) {
   EXPECT_EQ(Text(Object({deep, Str("after")})), "binary(1){0x" + Hex(deep) + ",\"after\"}");
   // Counts the bytes cannot hold: nothing is allocated or looped for them.
   for (int code : {12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 29, 31, 34, 37}) {
-    const std::string huge = Code(static_cast<uint8_t>(code)) + (code == 23 || code == 29 ? Le32(-1) : "") + Le32(0x7fffffff) + "\x01";
+    const std::string huge =
+        Code(static_cast<uint8_t>(code)) + (code == 23 || code == 29 ? Le32(-1) : "") + Le32(0x7fffffff) + "\x01";
     EXPECT_EQ(FieldText(huge), "0x" + Hex(huge)) << code;
-    const std::string negative = Code(static_cast<uint8_t>(code)) + (code == 23 || code == 29 ? Le32(-1) : "") + Le32(-1) + "\x01";
+    const std::string negative =
+        Code(static_cast<uint8_t>(code)) + (code == 23 || code == 29 ? Le32(-1) : "") + Le32(-1) + "\x01";
     EXPECT_EQ(FieldText(negative), "0x" + Hex(negative)) << code;
   }
   const std::string long_string = Code(9) + Le32(100) + "abc";

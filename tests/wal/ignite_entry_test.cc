@@ -24,24 +24,24 @@ void Version(std::string* s, uint64_t order) {
 // One entry of cache 42, key int 7, value long 5, op UPDATE, in `partition`.
 std::string DataPayload(uint32_t partition) {
   std::string p;
-  wal::PutFixed32(&p, 1);        // entries
+  wal::PutFixed32(&p, 1);  // entries
   wal::PutFixed64(&p, 1700000000000);
-  wal::PutFixed32(&p, 42);       // cache id
-  wal::PutFixed32(&p, 5);        // key: length, type regular, int 7
+  wal::PutFixed32(&p, 42);  // cache id
+  wal::PutFixed32(&p, 5);   // key: length, type regular, int 7
   wal::PutFixed8(&p, 1);
   wal::PutFixed8(&p, 3);
   wal::PutFixed32(&p, 7);
-  wal::PutFixed32(&p, 9);        // value: long 5
+  wal::PutFixed32(&p, 9);  // value: long 5
   wal::PutFixed8(&p, 1);
   wal::PutFixed8(&p, 4);
   wal::PutFixed64(&p, 5);
-  wal::PutFixed8(&p, 2);         // UPDATE
-  Version(&p, 11);               // near
-  Version(&p, 12);               // write
+  wal::PutFixed8(&p, 2);  // UPDATE
+  Version(&p, 11);        // near
+  Version(&p, 12);        // write
   wal::PutFixed32(&p, partition);
-  wal::PutFixed64(&p, 3);        // counter
-  wal::PutFixed64(&p, 0);        // expire
-  wal::PutFixed8(&p, 1);         // flags
+  wal::PutFixed64(&p, 3);  // counter
+  wal::PutFixed64(&p, 0);  // expire
+  wal::PutFixed8(&p, 1);   // flags
   return p;
 }
 

@@ -47,10 +47,13 @@ Read ReadBytes(std::string bytes, bool shared, const std::string& name = "part-0
   r.pages = f->pages();
   wal::IgnitePartitionFile::Reading how;
   how.shared_group = shared;
-  r.status = f->ReadRows(how, [&](const wal::PartitionRow& row) {
-    r.rows.push_back(row);
-    r.row_keys.emplace_back(row.row.key);
-  }, &r.out);
+  r.status = f->ReadRows(
+      how,
+      [&](const wal::PartitionRow& row) {
+        r.rows.push_back(row);
+        r.row_keys.emplace_back(row.row.key);
+      },
+      &r.out);
   return r;
 }
 
@@ -65,7 +68,8 @@ void FixCrc(std::string* file, uint64_t page) {
 }
 
 // The first data page of `file` whose entry 0 satisfies `want`, or -1.
-int64_t FindDataPage(const std::string& file, const std::function<bool(const ip::Payload&, const ip::DataPage&)>& want) {
+int64_t FindDataPage(const std::string& file,
+                     const std::function<bool(const ip::Payload&, const ip::DataPage&)>& want) {
   for (uint64_t i = 0; PageAt(i + 1) <= file.size(); ++i) {
     const std::string_view page(file.data() + PageAt(i), kPage);
     if (ip::ParsePageHeader(page).type != ip::kData) continue;
@@ -163,7 +167,8 @@ TEST(IgnitePageFile, FragmentLinksIntoALoopOrOutOfTheFileAreDamageNeverAHang) {
   ASSERT_FALSE(path.empty());
   const std::string name = fs::path(path).filename().string();
   const std::string sound = Bytes(path);
-  const int64_t head = FindDataPage(sound, [](const ip::Payload& p, const ip::DataPage&) { return p.fragmented && p.next != 0; });
+  const int64_t head =
+      FindDataPage(sound, [](const ip::Payload& p, const ip::DataPage&) { return p.fragmented && p.next != 0; });
   ASSERT_GE(head, 0);
   const std::string_view page(sound.data() + PageAt(static_cast<uint64_t>(head)), kPage);
   ip::DataPage d;
@@ -171,8 +176,10 @@ TEST(IgnitePageFile, FragmentLinksIntoALoopOrOutOfTheFileAreDamageNeverAHang) {
   std::string why;
   ASSERT_TRUE(ip::ParseDataPage(page, &d, &why) && ip::DirectPayload(page, d, 0, &p, &why));
   const size_t link_at = PageAt(static_cast<uint64_t>(head)) + p.offset + 2;
-  const uint64_t self = (wal::DecodeFixed64(sound.data() + link_at) & ~uint64_t{0xFFFFFFFF}) | static_cast<uint64_t>(head);
-  for (uint64_t link : std::vector<uint64_t>{self, (self & ~uint64_t{0xFFFFFFFF}) | 0xFFFFFF, self ^ (uint64_t{7} << 32)}) {
+  const uint64_t self =
+      (wal::DecodeFixed64(sound.data() + link_at) & ~uint64_t{0xFFFFFFFF}) | static_cast<uint64_t>(head);
+  for (uint64_t link :
+       std::vector<uint64_t>{self, (self & ~uint64_t{0xFFFFFFFF}) | 0xFFFFFF, self ^ (uint64_t{7} << 32)}) {
     std::string b = sound;
     wal::EncodeFixed64(b.data() + link_at, link);
     FixCrc(&b, static_cast<uint64_t>(head));
@@ -229,14 +236,17 @@ TEST(IgnitePageFile, AFileThatIsNoPageFileIsRefusedWithWhy) {
 
 TEST(IgnitePageFile, AZeroedPageAndAFileCutInsideAPageAreDamage) {
   std::string b = Bytes(kStore + "/cache-bank/part-0.bin");
-  std::fill(b.begin() + static_cast<std::ptrdiff_t>(PageAt(3)), b.begin() + static_cast<std::ptrdiff_t>(PageAt(4)), '\0');
+  std::fill(b.begin() + static_cast<std::ptrdiff_t>(PageAt(3)), b.begin() + static_cast<std::ptrdiff_t>(PageAt(4)),
+            '\0');
   b.resize(b.size() - 100);
   Read r = ReadBytes(b, false);
   ASSERT_TRUE(r.status.ok());
   std::vector<std::string> what;
   for (const auto& d : r.out.damage) what.push_back(d.what);
-  EXPECT_TRUE(std::any_of(what.begin(), what.end(), [](const std::string& w) { return w.find("all zeros") != std::string::npos; }));
-  EXPECT_TRUE(std::any_of(what.begin(), what.end(), [](const std::string& w) { return w.find("ends 3996 bytes") != std::string::npos; }));
+  EXPECT_TRUE(std::any_of(what.begin(), what.end(),
+                          [](const std::string& w) { return w.find("all zeros") != std::string::npos; }));
+  EXPECT_TRUE(std::any_of(what.begin(), what.end(),
+                          [](const std::string& w) { return w.find("ends 3996 bytes") != std::string::npos; }));
 }
 
 TEST(IgnitePageFile, EveryByteOfAPageFlippedIsReportedOrHarmlessNeverACrash) {
