@@ -88,7 +88,8 @@ wal::Status AddSnapshot(const fs::path& dir, std::vector<IgniteNodeStore>* out) 
       problems.push_back(fmt::format("\"{}\": {}", e.path().string(), meta.status().message()));
       continue;
     }
-    metas.emplace(meta->folder, std::move(meta).value());
+    std::string folder = meta->folder;
+    metas.emplace(std::move(folder), std::move(meta).value());
   }
   const auto folders = StoreFolders(dir / "db");
   if (folders.empty()) {

@@ -135,7 +135,7 @@ Status BinaryTypes::Parse(std::string_view b, int32_t* type_id, BinaryType* out)
     }
     std::vector<int32_t> ids(static_cast<size_t>(count));
     for (int32_t k = 0; k < count; ++k)
-      ids[static_cast<size_t>(k)] = static_cast<int32_t>(DecodeFixed32(s.data() + 8 + 4 * k));
+      ids[static_cast<size_t>(k)] = static_cast<int32_t>(DecodeFixed32(s.data() + 8 + 4 * static_cast<size_t>(k)));
     t.schemas[id] = std::move(ids);
   }
   *out = std::move(t);

@@ -343,7 +343,7 @@ bool BinaryText::Body(Cursor* c, size_t start, bool top, std::string* out) {
   }
 }
 
-bool BinaryText::TypeRef(Cursor* c, std::string* out) {
+bool BinaryText::TypeRef(Cursor* c, std::string* out) const {
   int32_t id;
   if (!c->I32(&id)) return false;
   if (id != 0) {

@@ -104,7 +104,7 @@ class BinaryText {
  private:
   struct Cursor;
   bool Body(Cursor* c, size_t start, bool top, std::string* out);
-  bool TypeRef(Cursor* c, std::string* out);
+  bool TypeRef(Cursor* c, std::string* out) const;
   bool PrimitiveArray(Cursor* c, uint8_t code, std::string* out);
   bool TypedArray(Cursor* c, uint8_t element, const char* name, std::string* out);
   bool Sequence(Cursor* c, size_t n, std::string* out);

@@ -63,7 +63,7 @@ WalReader::WalReader(std::vector<SegmentFile> files, ReaderOptions options, Repo
                                         cur.index, prev.path)
                           : fmt::format("segment {} is also stored as \"{}\", with other bytes; reading that one",
                                         cur.index, prev.path);
-      Report(std::move(issue));
+      Report(issue);
     } else if (cur.index != prev.index + 1) {
       Issue issue;
       issue.kind = IssueKind::kMissingSegment;
@@ -72,7 +72,7 @@ WalReader::WalReader(std::vector<SegmentFile> files, ReaderOptions options, Repo
       issue.message = cur.index == prev.index + 2
                           ? fmt::format("segment {} is missing", prev.index + 1)
                           : fmt::format("segments {} to {} are missing", prev.index + 1, cur.index - 1);
-      Report(std::move(issue));
+      Report(issue);
     }
   }
   files_.erase(std::unique(files_.begin(), files_.end(),
@@ -90,7 +90,7 @@ const std::string& WalReader::current_file() const {
   return file_idx_ < files_.size() ? files_[file_idx_].path : kNone;
 }
 
-void WalReader::Report(Issue issue) {
+void WalReader::Report(const Issue& issue) {
   // Reading from a record's pointer, damage inside its segment before the first record
   // from there on is not the reading's: where the pointer verifies it is never read at all
   // (ResumeInSegment), and the other ways (a compacted segment, a pointer that does not
@@ -150,7 +150,7 @@ bool WalReader::LoadNextSegment() {
                        : files_[file_idx_].zip           ? IssueKind::kBadZip
                                                          : IssueKind::kCorruption;
       Issue issue = MakeIssue(kind, 0, loaded.status().message());
-      Report(std::move(issue));
+      Report(issue);
       ++file_idx_;
       segments_done.fetch_add(1, std::memory_order_relaxed);
       continue;

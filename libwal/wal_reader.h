@@ -156,7 +156,7 @@ class WalReader {
  private:
   WalReader(std::vector<SegmentFile> files, ReaderOptions options, Reporter reporter);
 
-  void Report(Issue issue);
+  void Report(const Issue& issue);
   Issue MakeIssue(IssueKind kind, uint64_t offset, std::string message) const;
   bool LoadNextSegment();
   void EndSegment();

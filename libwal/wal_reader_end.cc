@@ -118,12 +118,12 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
     issue.actual_checksum = actual;
   }
   if (!options_.resync) {
-    Report(std::move(issue));
+    Report(issue);
     stopped_ = true;
     return;
   }
   pos_ = Resync(&issue);
-  Report(std::move(issue));
+  Report(issue);
   if (!StreamDamaged()) ++record_index_;
 }
 
@@ -175,12 +175,12 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
     // Sound records of this segment follow: what stopped us is damage.
     if (end_mark) issue.message += ", but records of this segment follow";
     pos_ = next;
-    Report(std::move(issue));
+    Report(issue);
     if (!StreamDamaged()) ++record_index_;
     return;
   }
   if (!options_.resync && !(end_mark && last)) {
-    Report(std::move(issue));
+    Report(issue);
     stopped_ = true;
     return;
   }
@@ -197,7 +197,7 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
   } else if (last && fs == FrameStatus::kBadChecksum) {
     Issue torn = MakeIssue(IssueKind::kTornTail, at,
                            "last record's CRC does not match: a write cut short (Ignite reads this as the end)");
-    Report(std::move(torn));
+    Report(torn);
   } else {
     if (end_mark)
       issue.message = fmt::format(
@@ -205,7 +205,7 @@ void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
           "segment is not the last",
           what);
     issue.bytes_skipped = 0;
-    Report(std::move(issue));
+    Report(issue);
   }
   EndSegment();
 }

@@ -174,7 +174,7 @@ bool WalReader::BadHeaderFrame(FrameStatus fs, const FrameView& fv) {
     issue.expected_checksum = fv.stored_checksum;
     issue.actual_checksum = fv.actual_checksum;
     issue.bytes_skipped = bytes_.bytes().size();
-    Report(std::move(issue));
+    Report(issue);
     EndSegment();
     return true;
   }

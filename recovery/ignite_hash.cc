@@ -44,7 +44,7 @@ bool IgniteKeyHash(int8_t type, std::string_view b, int32_t* out) {
       return true;
     case kByte:
       if (left != 1) return false;
-      *out = static_cast<int8_t>(p[0]);
+      *out = static_cast<int8_t>(p[0]);  // NOLINT(bugprone-signed-char-misuse): Java's byte is signed
       return true;
     case kBoolean:
       if (left != 1) return false;

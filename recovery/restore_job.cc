@@ -43,7 +43,7 @@ wal::Status WriteNode(const std::string& stage, NodeResult& r, ManifestNode* ent
   for (const auto& pf : r.partitions) {
     const std::string name = PartitionFileName(pf.cache_id, pf.partition);
     const std::string bytes = EncodePartitionFile(pf);
-    WAL_RETURN_IF_ERROR(wal::WriteNewFile(data + "/" + name, bytes));  // synced with the rest
+    WAL_RETURN_IF_ERROR(wal::WriteNewFile(fmt::format("{}/{}", data, name), bytes));  // synced with the rest
     entry->files.push_back({name, FileChecksum(bytes), pf.lwm, ContentHash(pf)});
   }
   return wal::Status::Ok();
@@ -128,7 +128,7 @@ wal::Status CopyBinaryMeta(const std::vector<std::string>& dirs, const std::stri
         fs::create_directories(to, ec);
         if (ec) return wal::Status::IoError(fmt::format("cannot create \"{}\": {}", to, ec.message()));
       }
-      WAL_RETURN_IF_ERROR(wal::WriteNewFile(to + "/" + name, *bytes));
+      WAL_RETURN_IF_ERROR(wal::WriteNewFile(fmt::format("{}/{}", to, name), *bytes));
       copied.insert(name);
     }
   }

@@ -132,7 +132,7 @@ void ReadNode(const std::string& dir, const std::string& node, const Expected& e
     if (!Wanted(caches, c)) continue;
     ++report->files;
     files_verified.fetch_add(1, std::memory_order_relaxed);
-    const std::string path = data + "/" + name;
+    const std::string path = fmt::format("{}/{}", data, name);
     auto holders = expected.holders.find({c, p});
     if (holders == expected.holders.end() ||
         std::find(holders->second.begin(), holders->second.end(), node) == holders->second.end()) {

@@ -1,5 +1,6 @@
 // `walcut completion bash|zsh`: a completion script generated from the same CLI11
 // definitions that --help prints, so the two cannot drift apart.
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -58,14 +59,15 @@ std::string BashScript(const CLI::App& app, const std::string& fn) {
       if (name == "dump" && opt->check_lname("type")) v = TypeNames();
       for (const char* takes_cut : {"cut", "before"}) {
         if (opt->check_lname(takes_cut)) {
-          cut_commands += (cut_commands.empty() ? "\"" : "|\"") + name + " --" + takes_cut + "\"";
+          fmt::format_to(std::back_inserter(cut_commands), "{}\"{} --{}\"", cut_commands.empty() ? "" : "|", name,
+                         takes_cut);
         }
       }
       if (v.empty()) continue;
       if (opt->get_lnames().empty()) {
-        positional += "    " + name + ") vals=\"" + v + "\" ;;\n";
+        fmt::format_to(std::back_inserter(positional), "    {}) vals=\"{}\" ;;\n", name, v);
       } else {
-        values += "    \"" + name + " --" + opt->get_lnames()[0] + "\") vals=\"" + v + "\" ;;\n";
+        fmt::format_to(std::back_inserter(values), "    \"{} --{}\") vals=\"{}\" ;;\n", name, opt->get_lnames()[0], v);
       }
     }
   }

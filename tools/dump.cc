@@ -164,7 +164,8 @@ std::string StatsName(const Totals& t, size_t id, std::string unknown) {
   const auto type = static_cast<uint8_t>(id);
   if (wal::IsKnownRecordType(type)) return wal::RecordTypeName(type);
   const char* ignite = t.ignite[id] ? wal::IgniteRecordTypeName(type) : nullptr;
-  return ignite != nullptr ? ignite : unknown;
+  if (ignite != nullptr) return ignite;
+  return unknown;
 }
 
 // --stats=node|partition|cache: one row per node, partition or cache, and the total.

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -36,7 +37,7 @@ void WriteErr(std::string_view s) {
 }
 
 std::string Duration(double seconds) {
-  const auto s = static_cast<uint64_t>(seconds + 0.5);
+  const auto s = static_cast<uint64_t>(std::llround(seconds));
   if (s < 60) return fmt::format("{}s", s);
   if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
   return fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60);

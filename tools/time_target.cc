@@ -168,7 +168,7 @@ bool ParseTimeTarget(std::string_view text, TimeTarget* out, std::string* why) {
       return false;
     }
     const int64_t days = DaysFromCivil(y, mo, d);
-    const int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset;
+    const int64_t secs = days * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + sec - offset;
     if (secs < 0) {
       *why = "before the epoch (1970-01-01T00:00:00Z)";
       return false;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "libcut/side.h"
@@ -110,7 +111,7 @@ TEST(Txs, FiltersPrintTheFullTableRowsThatPassThem) {
   const std::string c = dir.path() + "/c";
   ASSERT_TRUE(Simulate(c, 800, 5));
   auto first_commit_after = [&](const std::string& node, uint64_t order, wal::TxId* x) {
-    auto reader = wal::WalReader::OpenDirectory(c + "/" + node + "/wal", {}, nullptr);
+    auto reader = wal::WalReader::OpenDirectory(fmt::format("{}/{}/wal", c, node), {}, nullptr);
     ASSERT_TRUE(reader.ok());
     const wal::Record* r = nullptr;
     while (x->IsNull() && (*reader)->Next(&r)) {
@@ -276,7 +277,7 @@ TEST(Txs, TextSidesAreTheRuleForEveryCut) {
     };
     std::map<std::string, Cut> cuts;
     std::map<wal::TxId, wal::Pointer> first_commit;
-    auto reader = wal::WalReader::OpenDirectory(c + "/" + node + "/wal", {}, nullptr);
+    auto reader = wal::WalReader::OpenDirectory(fmt::format("{}/{}/wal", c, node), {}, nullptr);
     ASSERT_TRUE(reader.ok());
     const wal::Record* r = nullptr;
     while ((*reader)->Next(&r)) {
