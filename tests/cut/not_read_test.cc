@@ -87,7 +87,7 @@ TEST_F(NotRead, ANodeDirectoryThatIsGoneIsUnreadable) {
 
 TEST_F(NotRead, AnEmptySegmentIsUnreadable) {
   for (const auto& e : fs::directory_iterator(Wal(1))) fs::remove(e.path());
-  std::ofstream(Wal(1) + "/0000000000000000.wal");
+  std::ofstream{Wal(1) + "/0000000000000000.wal"}.close();  // an empty segment file
   ExpectUnverifiable("node-1", "unreadable-wal", "unreadable-wal");
 }
 
