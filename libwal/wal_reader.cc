@@ -281,11 +281,7 @@ bool WalReader::Step() {
   }
   if (fs != FrameStatus::kOk) {
     if (record_index_ == 0 && BadHeaderFrame(fs, fv)) return false;
-    if (ignite_) {
-      HandleIgniteBadFrame(fs, fv);
-    } else {
-      HandleBadFrame(static_cast<int>(fs), fv.stored_checksum, fv.actual_checksum);
-    }
+    HandleBadFrame(fs, fv);
     return false;
   }
   return Emit(fv);

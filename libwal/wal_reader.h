@@ -178,9 +178,12 @@ class WalReader {
   bool BadHeaderFrame(FrameStatus fs, const FrameView& fv);
   // Hands out a sound frame as record_; false when it is not handed out.
   bool Emit(const FrameView& fv);
-  // The end-of-data rules of each format, for a frame that is not sound.
-  void HandleBadFrame(int frame_status, uint64_t stored, uint64_t actual);
-  void HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv);
+  // A frame that is not sound: cut short by the segment's end (a torn tail in the last
+  // segment, damage in another), the same in both formats; otherwise each format's rule of
+  // where its data ends (WalcutBadFrame, IgniteBadFrame).
+  void HandleBadFrame(FrameStatus fs, const FrameView& fv);
+  void WalcutBadFrame(FrameStatus fs, const FrameView& fv);
+  void IgniteBadFrame(FrameStatus fs, const FrameView& fv);
   // The next offset after pos_ where a frame verifies at its own address, or the end of
   // the segment; with `found`, whether one does.
   uint64_t Resync(Issue* issue, bool* found = nullptr);

@@ -47,25 +47,36 @@ void WalReader::ReleaseBehind(uint64_t offset) {
   }
 }
 
-void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actual) {
-  auto status = static_cast<FrameStatus>(frame_status);
+void WalReader::HandleBadFrame(FrameStatus fs, const FrameView& fv) {
   if (StreamDamaged()) return;
-  std::string_view data = bytes_.bytes();
-  std::string_view rest = data.substr(pos_);
-  const bool last = IsLastSegment();
-  if (status == FrameStatus::kShortHeader || status == FrameStatus::kShortFrame) {
-    if (last) {
-      Report(MakeIssue(IssueKind::kTornTail, pos_,
-                       fmt::format("last record cut short: {} of its bytes present", rest.size())));
+  if (fs == FrameStatus::kShortHeader || fs == FrameStatus::kShortFrame) {
+    const uint64_t rest = bytes_.bytes().size() - pos_;
+    if (IsLastSegment()) {
+      Report(
+          MakeIssue(IssueKind::kTornTail, pos_, fmt::format("last record cut short: {} of its bytes present", rest)));
     } else {
       Report(MakeIssue(IssueKind::kCorruption, pos_,
-                       fmt::format("record cut short at the end of a segment that is not the "
-                                   "last ({} bytes)",
-                                   rest.size())));
+                       fmt::format("record cut short at the end of a segment that is not the last ({} bytes)", rest)));
     }
     EndSegment();
     return;
   }
+  if (ignite_) {
+    IgniteBadFrame(fs, fv);
+  } else {
+    WalcutBadFrame(fs, fv);
+  }
+}
+
+// walcut's format: the data ends at the end of the last segment's sound frames, where what
+// follows is a torn write (zeros after a frame cut short, a checksum never written); any
+// other bad frame is damage, reported, and a reading that resyncs goes on at the next frame
+// that verifies.
+void WalReader::WalcutBadFrame(FrameStatus status, const FrameView& fv) {
+  const uint64_t stored = fv.stored_checksum, actual = fv.actual_checksum;
+  std::string_view data = bytes_.bytes();
+  std::string_view rest = data.substr(pos_);
+  const bool last = IsLastSegment();
   // A crash during a write leaves the record being written cut short, the rest of its
   // page zero: the file ends at a page (4 KiB) boundary, and the zeros that run to it
   // begin inside this frame. That is the end of the WAL, as PostgreSQL reads it, not
@@ -132,22 +143,9 @@ void WalReader::HandleBadFrame(int frame_status, uint64_t stored, uint64_t actua
 // end of the file; a frame cut short by the end of the last segment is a torn tail, and
 // so is a CRC mismatch on its last record. A frame that fails with sound frames of this
 // segment after it is damage: reported, and reading goes on at the next one.
-void WalReader::HandleIgniteBadFrame(FrameStatus fs, const FrameView& fv) {
-  if (StreamDamaged()) return;
+void WalReader::IgniteBadFrame(FrameStatus fs, const FrameView& fv) {
   const bool last = IsLastSegment();
   const uint64_t size = bytes_.bytes().size();
-  if (fs == FrameStatus::kShortHeader || fs == FrameStatus::kShortFrame) {
-    if (last) {
-      Report(MakeIssue(IssueKind::kTornTail, pos_,
-                       fmt::format("last record cut short: {} of its bytes present", size - pos_)));
-    } else {
-      Report(MakeIssue(
-          IssueKind::kCorruption, pos_,
-          fmt::format("record cut short at the end of a segment that is not the last ({} bytes)", size - pos_)));
-    }
-    EndSegment();
-    return;
-  }
   const bool end_mark = fs == FrameStatus::kEndMark || fs == FrameStatus::kForeignPointer;
   std::string what;
   if (fs == FrameStatus::kEndMark) {
