@@ -84,6 +84,8 @@ class IncrementReplay {
   Filter filter_ = Filter::kAll;
   bool started_ = false;
   std::unordered_set<wal::TxId, wal::TxIdHash> applied_, skipped_;
+  wal::TxId last_applied_, last_skipped_;       // the last put in each (null: none yet)
+  std::string key_;                             // OnData's key, its buffer kept
   std::map<int32_t, uint64_t> unknown_caches_;  // entries of caches the snapshot does not hold
   wal::DataEntry entry_;
   uint64_t since_progress_ = 0;
@@ -142,7 +144,10 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
       continue;
     }
     if (!Passes(e.xid)) {
-      if (!e.xid.IsNull()) skipped_.insert(e.xid);
+      if (!e.xid.IsNull() && !(last_skipped_ == e.xid)) {
+        skipped_.insert(e.xid);
+        last_skipped_ = e.xid;
+      }
       continue;
     }
     const auto op = static_cast<uint8_t>(e.op);
@@ -164,7 +169,10 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
                       "(Ignite's restore fails on it too)",
                       plan_.node, cache, e.partition, r.ptr.ToString()));
     }
-    if (!e.xid.IsNull()) applied_.insert(e.xid);
+    if (!e.xid.IsNull() && !(last_applied_ == e.xid)) {  // a transaction's entries come together
+      applied_.insert(e.xid);
+      last_applied_ = e.xid;
+    }
     if (!plan_.Selected(e.cache_id, e.partition)) continue;
     GroupCopy& gc = c->second;
     if (e.counter != 0) {  // a rebalance's entry has none
@@ -182,21 +190,25 @@ wal::Status IncrementReplay::OnData(const wal::Record& r) {
       cc = gc.caches.end() - 1;
     }
     ++out_.entries;
-    std::string key;
-    key.reserve(1 + e.key.size());
+    // The key in a buffer kept from entry to entry, and a row already there updated in
+    // place: most entries update a key the copy holds, and allocate nothing then.
+    std::string& key = key_;
+    key.clear();
     key.push_back(static_cast<char>(e.key_type));
     key.append(e.key);
     if (e.op == wal::EntryOp::kDelete) {
       cc->rows.erase(key);
       continue;
     }
-    std::string value;
+    auto row = cc->rows.find(key);
+    if (row == cc->rows.end()) row = cc->rows.emplace(key, Row{}).first;
+    std::string& value = row->second.value;
+    value.clear();
     if (!e.value_null) {
-      value.reserve(1 + e.value.size());
       value.push_back(static_cast<char>(e.value_type));
       value.append(e.value);
     }
-    cc->rows.insert_or_assign(std::move(key), Row{std::move(value), e.counter});
+    row->second.counter = e.counter;
   }
   return wal::Status::Ok();
 }
