@@ -357,7 +357,10 @@ bool StopsEarly(const StreamedCluster& checked, const wal::Uuid& cut) {
     if (!n.read_errors.empty() || !n.open_error.empty()) return false;
   }
   for (const auto& c : checked.report.cuts) {
-    if (c.id == cut) return c.status == CutStatus::kConsistent && c.copies_compared;
+    if (c.id == cut) {
+      return c.status == CutStatus::kConsistent && c.copies_compared && c.participants_counted &&
+             c.short_of_participants == 0;
+    }
   }
   return false;
 }

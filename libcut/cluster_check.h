@@ -52,6 +52,12 @@ struct CutReport {
   // Apache Ignite: every node's copies were compared by the update counters its restore
   // applies (copy_check.h), each node's counters known.
   bool copies_compared = false;
+  // Apache Ignite: the transactions newly Before on some node committed in the cut's
+  // window on fewer of its nodes than their TX_RECORDs name as participants, counted
+  // where the join keeps masks (participants_counted: at most 64 nodes). Not a violation:
+  // Ignite's participant ids are not node names, and a commit can lie past the window.
+  uint64_t short_of_participants = 0;
+  bool participants_counted = false;
 };
 
 // A node whose WAL was not read whole and sound: it fails the check whatever the cuts.
@@ -100,14 +106,18 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> feed
                                       const std::vector<NodeKept>* kept = nullptr, bool keep_sets = false);
 
 // Whether a check whose Apache Ignite nodes were each read only to cut `cut`'s Finish
-// record (NodeIndexStream::Open's `stop`) may stand for the reading of their whole WALs.
-// What lies past a Finish record bears on that cut only as evidence against it: a
-// transaction committed After there that is Before on another node. Its Before copy
-// applies an update counter that the other node's copy of the partition lacks, so the
-// comparison of copies finds it (copies-differ) wherever that node applied any update of
-// the partition since the full snapshot. So: the cut is consistent with every node's
-// counters compared, and no node had a read error (those past the Finish record are then
-// reported too). Otherwise the nodes are to be read to their end.
+// record (NodeIndexStream::Open's `stop`: on, until the transactions in flight at it and
+// those it lists After are done) may stand for the reading of their whole WALs. What a
+// node's own rules need of the cut is then read (a torn transaction, a second role's
+// commit, an After write in flight). What lies further bears on the cut only as evidence
+// against it: a transaction that begins on a node after its Finish record, After there,
+// and is Before on another. Two things show such a transaction in what was read: it is
+// committed in the window on fewer nodes than its TX_RECORD names as participants
+// (short_of_participants), and its Before copy applies an update counter another copy of
+// the partition lacks (copies-differ). So: the cut is consistent, every node's counters
+// compared, no transaction short of its participants, and no node had a read error (those
+// past the Finish record are then reported too). Otherwise the nodes are to be read to
+// their end.
 bool StopsEarly(const StreamedCluster& checked, const wal::Uuid& cut);
 
 }  // namespace cut

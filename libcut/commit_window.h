@@ -28,6 +28,9 @@ struct Write {
   uint64_t counter = 0;
 };
 
+// Commit::ignite_participants of a transaction held by every node.
+constexpr uint8_t kAllNodes = 255;
+
 struct Commit {
   wal::TxId xid;
   wal::Pointer ptr;
@@ -37,6 +40,10 @@ struct Commit {
   uint32_t participant_set = UINT32_MAX;
   uint32_t writes_count = 0;
   uint64_t writes_begin = 0;  // its writes: positions [begin, begin + count) of the window's
+  // Apache Ignite: how many nodes its TX_RECORD names as participants (distinct ids, at
+  // most 254; kAllNodes where a partition's backups are every other node; 0 when it
+  // names none). Ignite's ids are not node orders: the mask stays empty.
+  uint8_t ignite_participants = 0;
   // Computed, not kept: a window holds many commits.
   uint64_t hash() const { return HashTxId(xid); }
 };
@@ -107,6 +114,12 @@ class CommitWindow {
   void OnCommit(const wal::TxView& t, const wal::Pointer& at);
   // A ROLLED_BACK TX_RECORD: its held writes are dropped.
   void OnRollback(const wal::TxId& xid);
+  // f(xid) for each transaction with writes held (not yet committed or rolled back).
+  template <typename F>
+  void ForEachHeld(F&& f) const {
+    if (!last_writes_.empty()) f(last_xid_);
+    for (const auto& [xid, writes] : pending_) f(xid);
+  }
 
   // Puts the commits placed before commits already in (Apache Ignite's) in their place;
   // the window is read (size, [], LowerBound, ForEachWrite of a commit) only settled.

@@ -29,6 +29,10 @@ struct TxSide {
   wal::TxId xid;
   wal::Pointer commit;  // its COMMITTED TxRecord
   Side side = Side::kAfter;
+  // Apache Ignite: for a transaction newly Before at this cut (window_classifier.h), how
+  // many nodes its TX_RECORD names as participants (0: not known; 255: every node, as
+  // Commit::ignite_participants says). Not in summaries.
+  uint8_t participants = 0;
   // For the cluster join; computed, not kept (a window holds many of these).
   uint64_t hash() const { return HashTxId(xid); }
 };

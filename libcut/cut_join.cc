@@ -1,8 +1,11 @@
 #include "libcut/cut_join.h"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
+
+#include "libcut/commit_window.h"
 
 namespace cut {
 namespace {
@@ -39,6 +42,7 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
       if (fresh) j.seen.push_back(CutJoin::Seen{t.xid, t.commit, 0, 0, static_cast<uint32_t>(i), t.side});
       CutJoin::Seen& f = j.seen[at];
       f.nodes |= bit;
+      f.participants = std::max(f.participants, t.participants);
       if (t.side == Side::kAfter) f.after |= bit;
       if (!fresh && f.side != t.side) {
         report.violations.push_back(
@@ -107,6 +111,20 @@ void ParticipantCheck::Check(const std::vector<const NodeIndex*>& nodes, const s
                               fmt::format("{}, since cut {}", detail, report.id.ToString())});
         }
       }
+    }
+  }
+  // Apache Ignite: transactions newly Before somewhere that fewer nodes committed (in the
+  // window, or listed After the cut before there) than their TX_RECORDs name.
+  report.participants_counted = j.masked;
+  if (j.masked) {
+    for (const auto& s : j.seen) {
+      const size_t needed = s.participants == kAllNodes ? nodes.size() : s.participants;
+      if (needed == 0 || (s.nodes & ~s.after) == 0) continue;
+      size_t have = static_cast<size_t>(std::popcount(s.nodes));
+      for (size_t o = 0; o < nodes.size() && have < needed; ++o) {
+        if ((s.nodes >> o & 1) == 0 && CommittedOn(s.xid, o, nodes, on, pos, j)) ++have;
+      }
+      if (have < needed) ++report.short_of_participants;
     }
   }
   mismatched_.clear();

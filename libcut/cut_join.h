@@ -18,11 +18,12 @@ namespace cut {
 struct CutJoin {
   struct Seen {
     wal::TxId xid;
-    wal::Pointer at;  // its commit on the first node that has it
-    uint64_t nodes;   // the nodes that committed it, when `masked`
-    uint64_t after;   // those that have it After, when `masked`
-    uint32_t node;    // that first node, by index in `nodes`
-    Side side;        // there
+    wal::Pointer at;           // its commit on the first node that has it
+    uint64_t nodes;            // the nodes that committed it, when `masked`
+    uint64_t after;            // those that have it After, when `masked`
+    uint32_t node;             // that first node, by index in `nodes`
+    Side side;                 // there
+    uint8_t participants = 0;  // the most TxSide::participants among its nodes
   };
   bool valid = false;   // built for the cut checked last
   bool masked = false;  // at most 64 nodes: the masks are kept

@@ -83,6 +83,8 @@ void IndexBuilder::OnTx(const wal::Record& r) {
     window_.OnRollback(t.xid);
     if (ignite) placer_.Forget(t.xid);
   }
+  // In flight at the stop cut's Finish record: done here once no role is open.
+  if (!stop_open_.empty() && t.state != wal::TxState::kPrepared && !order_.IsOpen(t.xid)) stop_open_.erase(t.xid);
 }
 
 // A commit whose entries (since the transaction's last final record here) lie on both
@@ -221,11 +223,13 @@ void IndexBuilder::OnFinish(const wal::Record& r) {
     s->cut.problems.push_back(
         {Kind::kFinishAfterNextStart, {}, r.ptr, "Finish record written after the next cut's Start record"});
   }
-  if (stop_id_ && *stop_id_ == f.cut_id) {
+  if (stop_id_ && *stop_id_ == f.cut_id && !stop_armed_) {
     stop_armed_ = true;
     stop_pending_.insert(f.after.begin(), f.after.end());
     window_.Settle();
     for (size_t i = 0; i < window_.size() && !stop_pending_.empty(); ++i) stop_pending_.erase(window_[i].xid);
+    order_.ForEachOpen([&](const wal::TxId& x) { stop_open_.insert(x); });
+    window_.ForEachHeld([&](const wal::TxId& x) { stop_open_.insert(x); });
   }
   Emit();
 }

@@ -38,12 +38,15 @@ class IndexBuilder {
 
   void OnRecord(const wal::Record& r);
   void OnIssue(const wal::Issue& issue);
-  // The reading may stop early (StopReached) once cut `id`'s Finish record is read and
-  // each transaction that record lists After has been committed here (Apache Ignite logs
-  // a second role's COMMITTED record of one after the Finish record: window_classifier.h).
-  // Not kept by Save.
+  // The reading may stop early (StopReached) once cut `id`'s Finish record is read, each
+  // transaction that record lists After has been committed here (Apache Ignite logs a
+  // second role's COMMITTED record of one after the Finish record: window_classifier.h),
+  // and each transaction in flight here at the Finish record (a role prepared, or writes
+  // held, and no final record yet) has reached its final record: what the checks of this
+  // node's records need of the cut (a torn transaction is seen at its commit). Not kept
+  // by Save.
   void StopAfterFinishOf(const wal::Uuid& id) { stop_id_ = id; }
-  bool StopReached() const { return stop_armed_ && stop_pending_.empty(); }
+  bool StopReached() const { return stop_armed_ && stop_pending_.empty() && stop_open_.empty(); }
   // The end of the WAL, just past its last sound record: every cut still open is handed over.
   void Finish(wal::Pointer end);
 
@@ -114,6 +117,7 @@ class IndexBuilder {
   std::optional<wal::Uuid> stop_id_;
   bool stop_armed_ = false;
   std::unordered_set<wal::TxId, wal::TxIdHash> stop_pending_;
+  std::unordered_set<wal::TxId, wal::TxIdHash> stop_open_;  // in flight at the Finish record
 };
 
 }  // namespace cut

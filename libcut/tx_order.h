@@ -46,6 +46,11 @@ class TxOrder {
   bool IsOpen(const wal::TxId& x) const;
   // Transactions with a role still open.
   size_t open() const { return open_.size(); }
+  // f(xid) for each of them, in no order.
+  template <typename F>
+  void ForEachOpen(F&& f) const {
+    open_.ForEach([&](const Entry& e) { f(e.xid); });
+  }
 
   // The state, for a reading resumed later (NodeIndexStream checkpoints, index_state.cc).
   void Save(VarintWriter& o) const;

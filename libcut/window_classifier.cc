@@ -101,13 +101,14 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
     }
     const auto [first, fresh] = seen_.Insert(k.xid, hash, static_cast<uint32_t>(c.txs.size()), id_at);
     if (fresh) {
-      if (side == Side::kBefore && NewlyBefore(w, i, hash)) {
+      const bool newly = side == Side::kBefore && NewlyBefore(w, i, hash);
+      if (newly) {
         const auto from = static_cast<uint32_t>(c.participant_nodes.size());
         w.ForEachParticipant(k, [&](uint16_t order) { c.participant_nodes.push_back(order); });
         const auto count = static_cast<uint32_t>(c.participant_nodes.size() - from);
         if (count > 0) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), from, count});
       }
-      c.txs.push_back(TxSide{k.xid, k.ptr, side});
+      c.txs.push_back(TxSide{k.xid, k.ptr, side, newly ? k.ignite_participants : uint8_t{0}});
     } else if (c.txs[first].side != side) {
       c.problems.push_back({Kind::kSideSplit, k.xid, k.ptr,
                             fmt::format("committed on both sides of the cut on this node (at {} and {})",

@@ -13,12 +13,15 @@
 #include "libcut/cluster_check.h"
 #include "libcut/cut_feed.h"
 #include "libcut/cut_index.h"
+#include "tests/support/ignite_script.h"
 #include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 
 // Named, not anonymous: the e2e tests are built as one unit.
 namespace increment_stop_test {
 
 using testing_support::RunCli;
+using testing_support::TempDir;
 
 const std::string kFixtures = std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite";
 
@@ -50,6 +53,59 @@ const cut::CutReport* Find(const cut::StreamedCluster& s, const wal::Uuid& id) {
   return nullptr;
 }
 
+// One scripted node's reading (tests/support/ignite_script.h) with a stop at cut 1 (the
+// scripts' S1/F1): what it read, and the kinds of the problems of that cut.
+struct Scripted {
+  cut::NodeIndex index;
+  std::vector<cut::Kind> kinds;
+};
+Scripted ReadScripted(const std::vector<std::string>& tokens, bool stop) {
+  TempDir tmp;
+  const std::string wal = testing_support::WriteIgniteScript(tmp.path() + "/n", tokens);
+  auto s = cut::NodeIndexStream::Open("server_0", wal, nullptr, false,
+                                      stop ? std::optional<wal::Uuid>(wal::Uuid{0xABC, 1}) : std::nullopt);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  Scripted out;
+  cut::CutOnNode c;
+  while ((*s)->Next(&c)) {
+    if (c.id == wal::Uuid{0xABC, 1}) {
+      for (const auto& p : c.problems) out.kinds.push_back(p.kind);
+    }
+  }
+  out.index = (*s)->progress();
+  return out;
+}
+
+TEST(IncrementStop, NothingInFlightStopsAtTheFinishRecord) {
+  const std::vector<std::string> tokens{"P5", "D5", "C5", "S1", "F1", "P6", "D6", "C6", "P7", "D7", "C7"};
+  const Scripted stopped = ReadScripted(tokens, true), whole = ReadScripted(tokens, false);
+  EXPECT_TRUE(stopped.index.stopped);
+  EXPECT_EQ(stopped.index.records + 6, whole.index.records);
+  EXPECT_TRUE(stopped.kinds.empty());
+}
+
+// A transaction in flight at the Finish record is followed to its final record: one torn
+// by the Start record and committed after the Finish record is seen torn, as the whole
+// reading sees it, and the reading stops right after its commit.
+TEST(IncrementStop, ATransactionInFlightAtTheFinishRecordIsFollowedToItsCommit) {
+  const std::vector<std::string> tokens{"P5", "D5", "S1", "D5", "F1", "P6", "C5", "D6", "C6", "P7", "D7", "C7"};
+  const Scripted stopped = ReadScripted(tokens, true), whole = ReadScripted(tokens, false);
+  EXPECT_TRUE(stopped.index.stopped);
+  EXPECT_EQ(stopped.index.records + 5, whole.index.records);  // to C5, not beyond
+  EXPECT_EQ(stopped.kinds, std::vector<cut::Kind>{cut::Kind::kTornTransaction});
+  EXPECT_EQ(whole.kinds, stopped.kinds);
+}
+
+// A transaction the Finish record lists After, committed only after it (a second role's
+// COMMITTED record, as Ignite logs it): followed to that commit, not listed-not-committed.
+TEST(IncrementStop, ATransactionListedAfterIsFollowedToItsCommit) {
+  const std::vector<std::string> tokens{"P5", "S1", "F1a5", "D5", "C5", "P6", "D6", "C6"};
+  const Scripted stopped = ReadScripted(tokens, true);
+  EXPECT_TRUE(stopped.index.stopped);
+  EXPECT_EQ(stopped.index.records + 3, ReadScripted(tokens, false).index.records);
+  EXPECT_TRUE(stopped.kinds.empty());
+}
+
 TEST(IncrementStop, EachNodeIsReadToTheIncrementsFinishRecordAndNoFurther) {
   // snap's increment 1: Finish records in segment 1, the next cut's Start records in
   // segment 2, and the WALs go on to segment 5.
@@ -73,10 +129,11 @@ TEST(IncrementStop, EachNodeIsReadToTheIncrementsFinishRecordAndNoFurther) {
     const auto row =
         std::find_if(c->nodes.begin(), c->nodes.end(), [&](const cut::CutNodeRow& r) { return r.node == s.node; });
     ASSERT_NE(row, c->nodes.end()) << s.node;
-    // In the Finish record's segment (no commit is listed After at it), where the reading
-    // to the end goes on to a later one.
-    EXPECT_EQ(s.end.segment, row->finish.segment) << s.node;
-    EXPECT_GT(whole.nodes[i].end.segment, row->finish.segment) << s.node;
+    // Past the Finish record only as far as the transactions in flight at it go (into the
+    // next segment at most here), where the reading to the end goes on further. (The
+    // ends are compared by segment: in a compacted one, offsets are the stream's.)
+    EXPECT_LE(s.end.segment, row->finish.segment + 1) << s.node;
+    EXPECT_LT(s.end.segment, whole.nodes[i].end.segment) << s.node;
   }
   // The reading to the end finds the same verdict for the cut.
   const cut::CutReport* w = Find(whole, *nodes[0].stop_after);
@@ -121,7 +178,8 @@ TEST(IncrementStop, ACutNotConsistentSendsTheCheckToTheWholeWal) {
 }
 
 // A read error before the Finish record sends the check to the whole WAL too, so that
-// every error is reported, those past the Finish record included.
+// every error is reported, those past the Finish record included; and so do counters not
+// compared, and a transaction committed on fewer nodes than its TX_RECORD names.
 TEST(IncrementStop, AReadErrorSendsTheCheckToTheWholeWal) {
   auto nodes = Bound("rebalance", "snap", 2);
   cut::StreamedCluster s;
@@ -129,12 +187,19 @@ TEST(IncrementStop, AReadErrorSendsTheCheckToTheWholeWal) {
   s.report.cuts.back().id = *nodes[0].stop_after;
   s.report.cuts.back().status = cut::CutStatus::kConsistent;
   s.report.cuts.back().copies_compared = true;
+  s.report.cuts.back().participants_counted = true;
   s.nodes.emplace_back();
   EXPECT_TRUE(cut::StopsEarly(s, *nodes[0].stop_after));
   s.nodes.back().read_errors.push_back("damage");
   EXPECT_FALSE(cut::StopsEarly(s, *nodes[0].stop_after));
   s.nodes.back().read_errors.clear();
   s.report.cuts.back().copies_compared = false;  // a node's counters not known
+  EXPECT_FALSE(cut::StopsEarly(s, *nodes[0].stop_after));
+  s.report.cuts.back().copies_compared = true;
+  s.report.cuts.back().short_of_participants = 1;  // a transaction on fewer nodes than it names
+  EXPECT_FALSE(cut::StopsEarly(s, *nodes[0].stop_after));
+  s.report.cuts.back().short_of_participants = 0;
+  s.report.cuts.back().participants_counted = false;  // more than 64 nodes: not counted
   EXPECT_FALSE(cut::StopsEarly(s, *nodes[0].stop_after));
 }
 
