@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "libwal/binary_text.h"
 #include "libwal/coding.h"
 #include "libwal/ignite_format.h"
 #include "libwal/ignite_snapshot.h"
@@ -9,22 +10,8 @@
 namespace recovery {
 namespace {
 
-// Ignite's binary type codes (GridBinaryMarshaller) of the keys whose hash is known.
-enum : uint8_t {
-  kByte = 1,
-  kShort = 2,
-  kInt = 3,
-  kLong = 4,
-  kFloat = 5,
-  kDouble = 6,
-  kChar = 7,
-  kBoolean = 8,
-  kString = 9,
-  kUuid = 10,
-  kBinaryObject = 103,
-  kBinaryEnumCode = 38,
-  kEnumCode = 28,
-};
+// Ignite's binary type codes (GridBinaryMarshaller): libwal's.
+using namespace wal::binary;          // NOLINT(google-build-using-namespace): the codes, in a switch
 constexpr size_t kBinaryHashPos = 8;  // GridBinaryMarshaller.HASH_CODE_POS
 
 int32_t Fold(uint64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v ^ (v >> 32))); }
@@ -38,35 +25,35 @@ bool IgniteKeyHash(int8_t type, std::string_view b, int32_t* out) {
   const char* p = b.data() + 1;
   const size_t left = b.size() - 1;
   switch (code) {
-    case kBinaryObject:
+    case wal::binary::kObject:
       if (b.size() < kBinaryHashPos + 4) return false;
       *out = static_cast<int32_t>(wal::DecodeFixed32(b.data() + kBinaryHashPos));
       return true;
-    case kByte:
+    case wal::binary::kByte:
       if (left != 1) return false;
       *out = static_cast<int8_t>(p[0]);  // NOLINT(bugprone-signed-char-misuse): Java's byte is signed
       return true;
-    case kBoolean:
+    case wal::binary::kBoolean:
       if (left != 1) return false;
       *out = p[0] != 0 ? 1231 : 1237;
       return true;
-    case kShort:
+    case wal::binary::kShort:
       if (left != 2) return false;
       *out = static_cast<int16_t>(wal::DecodeFixed16(p));
       return true;
-    case kChar:
+    case wal::binary::kChar:
       if (left != 2) return false;
       *out = wal::DecodeFixed16(p);
       return true;
-    case kInt:
+    case wal::binary::kInt:
       if (left != 4) return false;
       *out = static_cast<int32_t>(wal::DecodeFixed32(p));
       return true;
-    case kLong:
+    case wal::binary::kLong:
       if (left != 8) return false;
       *out = Fold(wal::DecodeFixed64(p));
       return true;
-    case kFloat: {
+    case wal::binary::kFloat: {
       if (left != 4) return false;
       uint32_t bits = wal::DecodeFixed32(p);
       float f;
@@ -75,7 +62,7 @@ bool IgniteKeyHash(int8_t type, std::string_view b, int32_t* out) {
       *out = static_cast<int32_t>(bits);
       return true;
     }
-    case kDouble: {
+    case wal::binary::kDouble: {
       if (left != 8) return false;
       uint64_t bits = wal::DecodeFixed64(p);
       double d;
@@ -84,12 +71,12 @@ bool IgniteKeyHash(int8_t type, std::string_view b, int32_t* out) {
       *out = Fold(bits);
       return true;
     }
-    case kString: {
+    case wal::binary::kString: {
       if (left < 4 || wal::DecodeFixed32(p) != left - 4) return false;
       *out = wal::JavaStringHash(std::string_view(p + 4, left - 4));
       return true;
     }
-    case kUuid: {
+    case wal::binary::kUuid: {
       if (left != 16) return false;
       *out = Fold(wal::DecodeFixed64(p) ^ wal::DecodeFixed64(p + 8));
       return true;
@@ -102,7 +89,8 @@ int32_t IgniteValueHash(int8_t type, std::string_view b) {
   uint32_t h = 1;
   for (size_t i = 0; i < b.size(); ++i) {
     auto c = static_cast<int8_t>(b[i]);
-    if (i == 0 && type == wal::ignite::kObjectEnum && static_cast<uint8_t>(c) == kBinaryEnumCode) c = kEnumCode;
+    if (i == 0 && type == wal::ignite::kObjectEnum && static_cast<uint8_t>(c) == wal::binary::kBinaryEnum)
+      c = wal::binary::kEnum;
     h = 31 * h + static_cast<uint32_t>(static_cast<int32_t>(c));
   }
   return static_cast<int32_t>(h);
