@@ -5,7 +5,6 @@
 #include <xxhash.h>
 
 #include "libcut/hash.h"
-#include "libwal/ignite_format.h"
 
 namespace cut {
 
@@ -36,15 +35,9 @@ void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
     });
   }
   if (!t.NamesNodeOrders() && t.participant_count > 0) {
-    scratch_.clear();
-    bool all = false;  // a partition's backups are every other node
-    t.ForEachParticipantNode([&](uint16_t id) {
-      all |= id == wal::ignite::kAllOtherNodes;
-      scratch_.push_back(id);
-    });
-    std::sort(scratch_.begin(), scratch_.end());
-    const auto distinct = std::unique(scratch_.begin(), scratch_.end()) - scratch_.begin();
-    c.ignite_participants = all ? kAllNodes : static_cast<uint8_t>(std::min<ptrdiff_t>(distinct, kAllNodes - 1));
+    bool every_other = false;
+    const uint32_t n = t.ParticipantNodeCount(&every_other);
+    c.ignite_participants = every_other ? kAllNodes : static_cast<uint8_t>(n);
   }
   if (!narrow) {
     scratch_.clear();

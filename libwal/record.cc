@@ -8,6 +8,7 @@
 
 #include "libwal/coding.h"
 #include "libwal/format.h"
+#include "libwal/ignite_format.h"
 #include "libwal/record_rules.h"
 
 namespace wal {
@@ -325,6 +326,20 @@ Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out) {
   if (!s.ok()) return s;
   if (!d.done()) return Malformed(type, d, "trailing bytes");
   return Status::Ok();
+}
+
+uint32_t TxView::ParticipantNodeCount(bool* every_other) const {
+  std::array<uint16_t, 64> seen{};
+  uint32_t n = 0;
+  *every_other = false;
+  ForEachParticipantNode([&](uint16_t id) {
+    if (IsIgnite(format) && id == ignite::kAllOtherNodes) {
+      *every_other = true;
+    } else if (n < seen.size() && std::find(seen.begin(), seen.begin() + n, id) == seen.begin() + n) {
+      seen[n++] = id;
+    }
+  });
+  return n;
 }
 
 }  // namespace wal

@@ -265,6 +265,10 @@ struct TxView {
   // Whether the participants are node orders, as in walcut's format. Apache Ignite names
   // them by their compact ids in the baseline, which its WAL does not map to nodes.
   bool NamesNodeOrders() const { return !IsIgnite(format); }
+  // How many distinct nodes the participants name (counted up to 64; more is 64), and in
+  // *every_other whether some group's backups are every other node (Apache Ignite's
+  // marker, which names no node). What a count needs of ids that are not node orders.
+  uint32_t ParticipantNodeCount(bool* every_other) const;
   // f(id) for each participant's primary and then its backups, in record order.
   template <typename F>
   void ForEachParticipantNode(F&& f) const;
