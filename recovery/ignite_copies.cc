@@ -98,8 +98,10 @@ wal::Status ReadIgniteCopy(const wal::IgniteGroupDir& group, uint32_t partition,
           }
           return;
         }
-        out->content_hash += RowHash(cache, r.row);
-        out->ignite.Add(r.row);
+        if (options.hashes) {
+          out->content_hash += RowHash(cache, r.row);
+          out->ignite.Add(r.row);
+        }
         ++out->rows;
         if (options.keep_rows) {
           auto& entries = out->caches[static_cast<size_t>(at - ids.begin())].entries;
@@ -115,6 +117,7 @@ wal::Status ReadIgniteCopy(const wal::IgniteGroupDir& group, uint32_t partition,
   out->damage = std::move(outcome.damage);
   for (auto& f : out->caches) {
     f.lwm = f.hwm = out->meta_read ? out->meta.update_counter : 0;
+    if (!options.sorted) continue;
     std::sort(f.entries.begin(), f.entries.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
     auto same = [](const PartitionEntry& a, const PartitionEntry& b) { return a.key == b.key; };
     if (auto twice = std::adjacent_find(f.entries.begin(), f.entries.end(), same); twice != f.entries.end()) {

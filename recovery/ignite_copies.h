@@ -39,6 +39,11 @@ struct IgniteCopy {
 
 struct IgniteCopyOptions {
   bool keep_rows = true;  // else only the hashes and counts
+  // content_hash and ignite; false: left 0 (a restore compares no hashes of its base).
+  bool hashes = true;
+  // Each cache's entries sorted by key, a key in two rows told as damage and one of them
+  // dropped; false: in the file's order, all of them (the caller tells a key in two rows).
+  bool sorted = true;
   std::function<bool()> cancelled;
 };
 

@@ -95,6 +95,8 @@ wal::Status IncrementReplay::LoadBase() {
   auto groups = wal::ListIgniteGroups(plan_.ignite_store);
   if (!groups.ok()) return groups.status();
   IgniteCopyOptions how;
+  how.hashes = false;  // the rows are all a restore takes of its base
+  how.sorted = false;  // they go into a map, which tells a key in two rows
   for (const auto& g : *groups) {
     if (g.metastorage) continue;
     for (const auto& c : g.caches) {
@@ -121,10 +123,15 @@ wal::Status IncrementReplay::LoadBase() {
         CacheCopy cc;
         cc.cache = f.cache_id;
         cc.partition = partition;
-        if (plan_.Selected(f.cache_id, partition)) {
-          cc.rows.reserve(f.entries.size());
-          for (auto& e : f.entries) cc.rows.emplace(std::move(e.key), Row{std::move(e.value), 0});
+        cc.rows.reserve(f.entries.size());
+        for (auto& e : f.entries) {
+          if (!cc.rows.emplace(std::move(e.key), Row{std::move(e.value), 0}).second) {
+            return wal::Status::Corruption(
+                fmt::format("the full snapshot is damaged: \"{}\": cache '{}' holds a key in more than one row", path,
+                            IgniteCacheName(g, static_cast<int32_t>(f.cache_id))));
+          }
         }
+        if (!plan_.Selected(f.cache_id, partition)) cc.rows = {};
         gc.caches.push_back(std::move(cc));
       }
     }
