@@ -4,16 +4,21 @@
 # bench-snapshot (the full scenario's caches, page files included, about 12 000 transactions at
 # full speed in three increments) and bench-snapshot-long (the same increments after 40 000
 # transfers before the full snapshot), each made once with tests/ignite/run (Java 17 and Maven;
-# a few minutes) and kept under BENCH_DIR. The harness times Ignite on the cluster it ran, best of
-# three: the full snapshot's check (IgniteSnapshotManager.checkSnapshot, what
-# `control.sh --snapshot check NAME` runs), the last increment's check (--increment k) and its
-# restore (restoreSnapshot(NAME, groups, k)). This script then times walcut on the files the
-# cluster left, best of BENCH_ROUNDS (default 5) rounds of every command in turn, with peak RSS:
+# a few minutes) and kept under BENCH_DIR.
+#
+# Both sides are timed in this run, on this machine as it is now (it is shared and noisy, so a
+# time taken another day compares nothing): walcut, best of BENCH_ROUNDS (default 5) rounds of
+# every command in turn, half of them before Ignite's turn and half after, with peak RSS; then
+# Ignite, best of three, on a copy of the nodes' work directories started again by the harness
+# (tests/ignite/run time-ops, about half a minute per input): the full snapshot's check
+# (IgniteSnapshotManager.checkSnapshot, what `control.sh --snapshot check NAME` runs), the last
+# increment's check (--increment k) and its restore (restoreSnapshot(NAME, groups, k)).
 #   verify --snapshot           against Ignite's snapshot check
 #   check --increment k         against Ignite's check of increment k
 #   restore --increment k       against Ignite's restore of increment k (files written to BENCH_OUT)
 #   data -q --snapshot          beside xxhsum -H3 over the same part-*.bin files
-# and prints each ratio.
+# and prints each ratio. Without Java and Maven (or with BENCH_IGNITE=recorded), Ignite's times
+# are those the harness took when it made the input, and the table says so.
 #
 #   tests/bench/snapshot_bench.sh [BUILD_DIR] [SEED]
 set -euo pipefail
@@ -54,29 +59,53 @@ EOF
   for name in "${names[@]}"; do best[$name]=999999; rss[$name]=0; done
   restored=$out/walcut-snapshot-bench-$$
   tmp=$(mktemp)
-  for _ in $(seq "$rounds"); do
-    for name in "${names[@]}"; do
-      case $name in
-        xxhsum*) cmd=(xxhsum -H3 "${parts[@]}") ;;
-        data*) cmd=("$walcut" data -q --snapshot snap "$nodes") ;;
-        verify*) cmd=("$walcut" verify -q --snapshot snap "$nodes") ;;
-        check*) cmd=("$walcut" check -q --snapshot snap --increment "$k" "$nodes") ;;
-        restore*) cmd=("$walcut" restore -q --snapshot snap --increment "$k" -o "$restored" "$nodes") ;;
-      esac
-      rm -rf "$restored"
-      t0=$(date +%s.%N)
-      code=0
-      /usr/bin/time -f %M -o "$tmp" "${cmd[@]}" >/dev/null 2>&1 || code=$?
-      t1=$(date +%s.%N)
-      status[$name]=$code
-      best[$name]=$(python3 -c "print(min(${best[$name]}, $t1 - $t0))")
-      r=$(tail -1 "$tmp")
-      if [ "$r" -gt "${rss[$name]}" ]; then rss[$name]=$r; fi
+  walcut_rounds() {  # N: rounds of every command in turn
+    for _ in $(seq "$1"); do
+      for name in "${names[@]}"; do
+        case $name in
+          xxhsum*) cmd=(xxhsum -H3 "${parts[@]}") ;;
+          data*) cmd=("$walcut" data -q --snapshot snap "$nodes") ;;
+          verify*) cmd=("$walcut" verify -q --snapshot snap "$nodes") ;;
+          check*) cmd=("$walcut" check -q --snapshot snap --increment "$k" "$nodes") ;;
+          restore*) cmd=("$walcut" restore -q --snapshot snap --increment "$k" -o "$restored" "$nodes") ;;
+        esac
+        rm -rf "$restored"
+        t0=$(date +%s.%N)
+        code=0
+        /usr/bin/time -f %M -o "$tmp" "${cmd[@]}" >/dev/null 2>&1 || code=$?
+        t1=$(date +%s.%N)
+        status[$name]=$code
+        best[$name]=$(python3 -c "print(min(${best[$name]}, $t1 - $t0))")
+        r=$(tail -1 "$tmp")
+        if [ "$r" -gt "${rss[$name]}" ]; then rss[$name]=$r; fi
+      done
     done
-  done
+  }
+  walcut_rounds $(((rounds + 1) / 2))
+  ignite_when="timed in this run"
+  if [ "${BENCH_IGNITE:-now}" != recorded ] && command -v java >/dev/null && command -v mvn >/dev/null; then
+    echo "timing Ignite: tests/ignite/run time-ops --scenario $scenario --seed $seed --snapshot snap --increment $k $run" >&2
+    if now=$(tests/ignite/run time-ops --scenario "$scenario" --seed "$seed" --snapshot snap --increment "$k" "$run" \
+      2>"$tmp.log" | tail -1 | python3 -c '
+import json, sys
+t = json.loads(sys.stdin.read())
+print(t["check_ms"], t["increment_check_ms"], t["restore_ms"])'); then
+      read -r ignite_check ignite_inc_check ignite_restore <<<"$now"
+    else
+      echo "Ignite's timing failed (the times the harness took when it made the input are used):" >&2
+      tail -3 "$tmp.log" >&2
+      ignite_when="as the harness timed them when it made the input: timing them now failed"
+    fi
+    rm -f "$tmp.log"
+  else
+    ignite_when="as the harness timed them when it made the input (not in this run)"
+  fi
+  walcut_rounds $((rounds / 2))
   rm -rf "$restored" "$tmp"
   echo
   echo "## $scenario (seed $seed): $txs transactions, ${#parts[@]} partition files of $((part_bytes / 1024)) KiB in the full snapshot, $((wal_bytes >> 20)) MiB of WAL files"
+  echo
+  echo "Ignite's times: best of three, $ignite_when."
   echo
   echo "| walcut | seconds | peak RSS | exit | Ignite | seconds | Ignite / walcut |"
   echo "|---|---|---|---|---|---|---|"

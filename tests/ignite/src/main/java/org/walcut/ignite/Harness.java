@@ -84,6 +84,10 @@ public final class Harness {
             LoadRows.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("time-ops")) {  // tests/bench/snapshot_bench.sh
+            System.exit(timeOps(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         String scenario = null;
         Long seed = null;
         String outDir = null;
@@ -813,6 +817,82 @@ public final class Harness {
         last.put("restore_ms", best / 1e6);
         last.put("restored", wl.readAll(crd()));
         progress("Ignite's restore of increment " + idx + ": " + best / 1_000_000 + " ms");
+    }
+
+    /**
+     * {@code time-ops --scenario S --seed N --snapshot NAME --increment K RUN}: Ignite's own operations
+     * on the last increment of a run made before (RUN/nodes/<id>/work), timed now as the scenario's
+     * timings are (timedOperations), on a copy of the servers' work directories started again in this
+     * JVM; the copy is removed after. Prints one JSON line: check_ms, increment_check_ms, restore_ms.
+     * A benchmark compares walcut with these in the same run, on the same machine at the same time.
+     */
+    private static int timeOps(String[] args) throws Exception {
+        String scenario = null, snapshot = null, run = null;
+        long seed = 0;
+        int idx = 0;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--scenario": scenario = args[++i]; break;
+                case "--seed": seed = Long.parseLong(args[++i]); break;
+                case "--snapshot": snapshot = args[++i]; break;
+                case "--increment": idx = Integer.parseInt(args[++i]); break;
+                default: run = args[i];
+            }
+        }
+        if (scenario == null || snapshot == null || idx <= 0 || run == null) {
+            System.err.println("usage: harness time-ops --scenario S --seed N --snapshot NAME --increment K RUN_DIR");
+            return 2;
+        }
+        Scenario sc = Scenario.byName(scenario);
+        for (Map.Entry<String, String> e : sc.systemProperties.entrySet())
+            System.setProperty(e.getKey(), e.getValue());
+        File out = new File(run).getAbsoluteFile();
+        File copy = Files.createTempDirectory(out.toPath(), "time-ops-").toFile();
+        File home = new File(copy, "ignite-home");
+        Files.createDirectories(home.toPath());
+        System.setProperty("IGNITE_HOME", home.getPath());
+        PrintStream console = System.err;
+        PrintStream stdout = System.out;
+        PrintStream logFile = new PrintStream(new FileOutputStream(new File(copy, "harness.log")), true, StandardCharsets.UTF_8);
+        System.setOut(logFile);
+        System.setErr(logFile);
+        Harness h = new Harness(sc, seed, out, false, console, logFile);
+        int rc = 0;
+        try {
+            File runDir = new File(copy, "run");
+            for (int i = 0; i < sc.servers; i++) {
+                String id = Scenario.serverId(i);
+                copyTree(new File(out, "nodes/" + id + "/work").toPath(), new File(runDir, id).toPath());
+            }
+            h.cluster = new Cluster(sc, runDir);
+            h.wl = new Workload(sc, seed, console);
+            for (Ignite ig : h.cluster.startServers(sc.servers))
+                h.nodes.put(ig.name(), ig);
+            Cluster.activate(h.crd());
+            Cluster.awaitOwning(h.servers(), h.cacheNames(), sc.servers, 120_000);
+            Map<String, Object> snp = new LinkedHashMap<>();
+            snp.put("name", snapshot);
+            h.snapshots.add(snp);
+            Map<String, Object> last = new LinkedHashMap<>();
+            last.put("ok", true);
+            last.put("snapshot", snapshot);
+            last.put("index", idx);
+            h.increments.add(last);
+            h.timedOperations();
+            stdout.println("{\"check_ms\": " + snp.get("check_ms") + ", \"increment_check_ms\": " + last.get("check_ms")
+                + ", \"restore_ms\": " + last.get("restore_ms") + "}");
+        }
+        catch (Throwable t) {
+            t.printStackTrace(logFile);
+            console.println("harness time-ops: FAILED: " + t + " (log: " + new File(copy, "harness.log") + ")");
+            rc = 1;
+        }
+        finally {
+            Ignition.stopAll(true);
+        }
+        if (rc == 0)
+            deleteTree(copy.toPath());
+        return rc;
     }
 
     /** Whether every server holds the attempt's increment metadata, made by its request. */
