@@ -11,6 +11,7 @@
 #include "libwal/ignite_format.h"
 #include "libwal/ignite_increment_meta.h"
 #include "libwal/ignite_partition_file.h"
+#include "libwal/parse_once.h"
 
 namespace app {
 namespace fs = std::filesystem;
@@ -82,8 +83,8 @@ wal::Status AddSnapshot(const fs::path& dir, std::vector<IgniteNodeStore>* out) 
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (e.path().extension() != ".smf") continue;
     auto bytes = wal::ReadFileToString(e.path().string(), wal::ignite::kMaxSmfBytes);
-    auto meta =
-        bytes.ok() ? wal::ParseIgniteSnapshotMeta(*bytes) : wal::Result<wal::IgniteSnapshotMeta>(bytes.status());
+    auto meta = bytes.ok() ? wal::ParseOnce<wal::IgniteSnapshotMeta, wal::ParseIgniteSnapshotMeta>(*bytes)
+                           : wal::Result<wal::IgniteSnapshotMeta>(bytes.status());
     if (!meta.ok()) {
       problems.push_back(fmt::format("\"{}\": {}", e.path().string(), meta.status().message()));
       continue;

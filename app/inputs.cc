@@ -9,6 +9,7 @@
 #include "libwal/file_io.h"
 #include "libwal/ignite_format.h"
 #include "libwal/ignite_increment_meta.h"
+#include "libwal/parse_once.h"
 
 namespace app {
 namespace fs = std::filesystem;
@@ -399,7 +400,7 @@ std::vector<std::string> SnapshotDirsOf(const WalInput& in) {
 std::optional<wal::IgniteSnapshotMeta> FullSnapshotMeta(const std::string& dir, const std::string& folder) {
   auto bytes = wal::ReadFileToString((fs::path(dir) / (folder + ".smf")).string(), wal::ignite::kMaxSmfBytes);
   if (!bytes.ok()) return std::nullopt;
-  auto m = wal::ParseIgniteSnapshotMeta(*bytes);
+  auto m = wal::ParseOnce<wal::IgniteSnapshotMeta, wal::ParseIgniteSnapshotMeta>(*bytes);
   if (!m.ok() || m->folder != folder) return std::nullopt;
   return std::move(m).value();
 }
@@ -410,7 +411,7 @@ std::optional<wal::IgniteIncrementMeta> IncrementSnapshotMeta(const std::string&
       wal::ReadFileToString((fs::path(dir) / "increments" / fmt::format("{:016d}", i) / (folder + ".smf")).string(),
                             wal::ignite::kMaxSmfBytes);
   if (!bytes.ok()) return std::nullopt;
-  auto m = wal::ParseIgniteIncrementMeta(*bytes);
+  auto m = wal::ParseOnce<wal::IgniteIncrementMeta, wal::ParseIgniteIncrementMeta>(*bytes);
   if (!m.ok() || m->folder != folder || m->index != i) return std::nullopt;
   return std::move(m).value();
 }

@@ -10,6 +10,7 @@
 #include "libwal/file_io.h"
 #include "libwal/ignite_format.h"
 #include "libwal/java_stream.h"
+#include "libwal/parse_once.h"
 #include "libwal/printable.h"
 
 namespace wal {
@@ -107,7 +108,7 @@ void ReadBaseline(const fs::path& snapshot, const std::string& folder, IgniteNod
     out->unreadable.push_back(bytes.status().message());
     return;
   }
-  auto meta = ParseIgniteSnapshotMeta(*bytes);
+  auto meta = ParseOnce<IgniteSnapshotMeta, ParseIgniteSnapshotMeta>(*bytes);
   if (!meta.ok()) {
     out->unreadable.push_back(fmt::format("{}: {}", smf.string(), meta.status().message()));
     return;
@@ -133,7 +134,7 @@ void ReadSmf(std::vector<fs::path> files, const std::string& folder, IgniteNodeI
       out->unreadable.push_back(bytes.status().message());
       continue;
     }
-    auto meta = ParseIgniteIncrementMeta(*bytes);
+    auto meta = ParseOnce<IgniteIncrementMeta, ParseIgniteIncrementMeta>(*bytes);
     if (!meta.ok()) {
       out->unreadable.push_back(fmt::format("{}: {}", path, meta.status().message()));
       continue;
@@ -180,7 +181,7 @@ std::string IgniteSnapshotNameOf(const std::string& dir, const std::string& fold
   const fs::path smf = fs::path(dir) / (folder + ".smf");
   if (fs::exists(smf, ec)) {
     if (auto bytes = ReadFileToString(smf.string(), ignite::kMaxSmfBytes); bytes.ok()) {
-      if (auto meta = ParseIgniteSnapshotMeta(*bytes); meta.ok()) return meta->snapshot;
+      if (auto meta = ParseOnce<IgniteSnapshotMeta, ParseIgniteSnapshotMeta>(*bytes); meta.ok()) return meta->snapshot;
     }
   }
   return fs::path(dir).filename().string();

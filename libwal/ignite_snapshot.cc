@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -11,6 +9,7 @@
 #include "libwal/ignite_format.h"
 #include "libwal/ignite_partition_file.h"
 #include "libwal/java_stream.h"
+#include "libwal/parse_once.h"
 
 namespace wal {
 namespace fs = std::filesystem;
@@ -134,27 +133,6 @@ Result<IgniteCacheConfig> ParseIgniteCacheData(std::string_view bytes) {
   return out;
 }
 
-namespace {
-
-// ParseIgniteCacheData, each distinct file parsed once in the process: the nodes of a
-// cluster, and a node's work directory and each of its snapshots, hold the same
-// configurations, byte for byte (a restore of three nodes reads 36 files and 6 configurations).
-Result<IgniteCacheConfig> ParseCacheDataOnce(std::string bytes) {
-  constexpr size_t kMaxKept = 1024;  // configurations kept: a cluster's caches, with room
-  static std::mutex mu;
-  static std::map<std::string, Result<IgniteCacheConfig>, std::less<>> parsed;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (auto it = parsed.find(bytes); it != parsed.end()) return it->second;
-  }
-  auto out = ParseIgniteCacheData(bytes);
-  std::lock_guard<std::mutex> lock(mu);
-  if (parsed.size() < kMaxKept) parsed.emplace(std::move(bytes), out);
-  return out;
-}
-
-}  // namespace
-
 const IgniteGroupDir::Cache* IgniteGroupDir::FindCache(int32_t cache_id) const {
   for (const auto& c : caches) {
     if (c.id == cache_id) return &c;
@@ -198,7 +176,7 @@ Result<std::vector<IgniteGroupDir>> ListIgniteGroups(const std::string& store_di
       auto bytes = ReadFileToString(f.path().string(), kMaxCacheDataBytes);
       if (!bytes.ok()) {
         cache.problem = bytes.status().message();
-      } else if (auto cfg = ParseCacheDataOnce(std::move(bytes).value()); !cfg.ok()) {
+      } else if (auto cfg = ParseOnce<IgniteCacheConfig, ParseIgniteCacheData>(*bytes); !cfg.ok()) {
         cache.problem = fmt::format("\"{}\": {}", f.path().string(), cfg.status().message());
       } else if (cfg->name != cache.name) {
         cache.problem =
