@@ -496,6 +496,9 @@ std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector
   std::optional<std::pair<std::string, uint32_t>> found;
   std::string lower = cut_prefix;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Only a whole id: a prefix may also begin the id of a cut no metadata names (a failed
+  // increment's), which only the whole reading sees, and then the prefix names two cuts.
+  if (lower.size() != wal::Uuid().ToString().size()) return std::nullopt;
   for (const auto& in : nodes) {
     if (!in.ignite) continue;
     wal::IgniteNodeIncrements read;

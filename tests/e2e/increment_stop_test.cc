@@ -2,6 +2,7 @@
 // record (cut::NodeIndexStream::Open's `stop`), and stands for the reading of the whole
 // WALs only where cut::StopsEarly says so; otherwise the nodes are read to their end.
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,6 +141,31 @@ TEST(IncrementStop, EachNodeIsReadToTheIncrementsFinishRecordAndNoFurther) {
   ASSERT_NE(w, nullptr);
   EXPECT_EQ(w->status, c->status);
   EXPECT_EQ(w->increment, c->increment);
+}
+
+// check --cut / restore --cut bound the reading to an increment only by the cut's whole
+// id: a prefix may also begin the id of a cut no metadata names (a failed increment's),
+// which only the whole reading sees, and then the prefix matches two cuts.
+TEST(IncrementStop, OnlyAWholeCutIdBindsTheReadingToAnIncrement) {
+  const auto nodes = Bound("rebalance", "snap", 1);
+  ASSERT_TRUE(nodes[0].stop_after.has_value());
+  const std::string id = nodes[0].stop_after->ToString();
+  std::string upper = id;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  auto inputs = app::ResolveWalInputs({kFixtures + "/rebalance/nodes"});
+  ASSERT_TRUE(inputs.ok());
+  const auto whole = app::IncrementOfCut(inputs->nodes, id);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(*whole, std::make_pair(std::string("snap"), uint32_t{1}));
+  EXPECT_EQ(app::IncrementOfCut(inputs->nodes, upper), whole) << "case is ignored";
+  EXPECT_FALSE(app::IncrementOfCut(inputs->nodes, id.substr(0, 8)).has_value());
+  EXPECT_FALSE(app::IncrementOfCut(inputs->nodes, id.substr(0, 35)).has_value());
+  // Either way the verdict is the same, from the bounded reading or the whole one.
+  for (const std::string& given : {id, id.substr(0, 8)}) {
+    auto r = RunCli({"check", "--cut", given, kFixtures + "/rebalance/nodes"});
+    EXPECT_EQ(r.code, 0) << given << ": " << r.err;
+    EXPECT_NE(r.out.find(id), std::string::npos) << r.out;
+  }
 }
 
 // Ignite's late commit (testdata/ignite/late-commit): server_0 logged the COMMITTED
