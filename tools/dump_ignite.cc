@@ -1,6 +1,5 @@
 #include "tools/dump_ignite.h"
 
-#include <array>
 #include <iterator>
 
 #include <xxhash.h>
@@ -13,9 +12,8 @@
 #include "tools/record_put.h"
 
 namespace tools {
-namespace {
-// Apart from record_format.cc's describers of walcut's records, which share their names.
 namespace ignite_rows {
+namespace {
 
 using wal::AnyRecord;
 
@@ -41,6 +39,44 @@ void PutTxIdList(fmt::memory_buffer* out, const std::vector<wal::TxId>& ids, boo
     }
   }
 }
+
+// A key or value: its text (cache_object.h), hidden, or the XXH3 of its bytes.
+void ObjectText(fmt::memory_buffer* out, int8_t type, std::string_view bytes, ValuesMode mode,
+                const wal::BinaryTypes* types) {
+  switch (mode) {
+    case ValuesMode::kShow: AppendQuoted(out, wal::CacheObjectText(type, bytes, types)); break;
+    case ValuesMode::kHide: PutStr(out, "<hidden>"); break;
+    case ValuesMode::kHash: Put(out, "xxh3:{:016x}", XXH3_64bits(bytes.data(), bytes.size())); break;
+  }
+}
+
+void ObjectJson(fmt::memory_buffer* out, std::string_view name, int8_t type, std::string_view bytes, bool null,
+                ValuesMode mode, const wal::BinaryTypes* types) {
+  Put(out, ",\"{}\":", name);
+  if (null) {
+    Put(out, "null,\"{}_type\":null", name);
+    return;
+  }
+  switch (mode) {
+    case ValuesMode::kShow: AppendJsonString(out, wal::CacheObjectText(type, bytes, types)); break;
+    case ValuesMode::kHide: PutStr(out, "null"); break;
+    case ValuesMode::kHash: Put(out, "\"xxh3:{:016x}\"", XXH3_64bits(bytes.data(), bytes.size())); break;
+  }
+  Put(out, ",\"{}_type\":{},\"{}_class\":", name, type, name);
+  AppendJsonString(out, wal::CacheObjectClass(type, bytes));
+  if (mode == ValuesMode::kShow) Put(out, ",\"{}_hex\":\"{}\"", name, wal::Hex(bytes));
+}
+
+template <typename Fn>
+void ForEachEntry(const wal::DataRecord& d, const RecordFormat& f, Fn fn) {
+  if (f.entries == nullptr) {
+    for (const auto& e : d.entries) fn(e);
+  } else {
+    for (uint32_t i : *f.entries) fn(d.entries[i]);
+  }
+}
+
+}  // namespace
 
 void HeaderText(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {
   Put(out, " magic 0x{:016x} version {} segment {}", a.header.magic, a.header.version, a.header.segment);
@@ -80,42 +116,6 @@ void TxJson(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {
     PutStr(out, "]}");
   }
   PutStr(out, "],\"counters\":[]");
-}
-
-// A key or value: its text (cache_object.h), hidden, or the XXH3 of its bytes.
-void ObjectText(fmt::memory_buffer* out, int8_t type, std::string_view bytes, ValuesMode mode,
-                const wal::BinaryTypes* types) {
-  switch (mode) {
-    case ValuesMode::kShow: AppendQuoted(out, wal::CacheObjectText(type, bytes, types)); break;
-    case ValuesMode::kHide: PutStr(out, "<hidden>"); break;
-    case ValuesMode::kHash: Put(out, "xxh3:{:016x}", XXH3_64bits(bytes.data(), bytes.size())); break;
-  }
-}
-
-void ObjectJson(fmt::memory_buffer* out, std::string_view name, int8_t type, std::string_view bytes, bool null,
-                ValuesMode mode, const wal::BinaryTypes* types) {
-  Put(out, ",\"{}\":", name);
-  if (null) {
-    Put(out, "null,\"{}_type\":null", name);
-    return;
-  }
-  switch (mode) {
-    case ValuesMode::kShow: AppendJsonString(out, wal::CacheObjectText(type, bytes, types)); break;
-    case ValuesMode::kHide: PutStr(out, "null"); break;
-    case ValuesMode::kHash: Put(out, "\"xxh3:{:016x}\"", XXH3_64bits(bytes.data(), bytes.size())); break;
-  }
-  Put(out, ",\"{}_type\":{},\"{}_class\":", name, type, name);
-  AppendJsonString(out, wal::CacheObjectClass(type, bytes));
-  if (mode == ValuesMode::kShow) Put(out, ",\"{}_hex\":\"{}\"", name, wal::Hex(bytes));
-}
-
-template <typename Fn>
-void ForEachEntry(const wal::DataRecord& d, const RecordFormat& f, Fn fn) {
-  if (f.entries == nullptr) {
-    for (const auto& e : d.entries) fn(e);
-  } else {
-    for (uint32_t i : *f.entries) fn(d.entries[i]);
-  }
 }
 
 void DataText(const AnyRecord& a, const RecordFormat& f, fmt::memory_buffer* out) {
@@ -248,18 +248,7 @@ void CheckpointJson(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer*
   PutStr(out, "]");
 }
 
-void Nothing(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*) {}
-
-constexpr RecordDesc kIgniteDescs[] = {
-    {4, HeaderText, HeaderJson},      {0, TxText, TxJson},
-    {70, DataText, DataJson},         {57, RollbackText, RollbackJson},
-    {75, SnapshotText, SnapshotJson}, {76, StartText, StartJson},
-    {77, FinishText, FinishJson},     {3, CheckpointText, CheckpointJson},
-    {40, Nothing, Nothing},
-};
-
 }  // namespace ignite_rows
-}  // namespace
 
 void PutIgniteVersionJson(fmt::memory_buffer* out, const wal::TxId& id) {
   if (id.IsNull()) {
@@ -269,15 +258,6 @@ void PutIgniteVersionJson(fmt::memory_buffer* out, const wal::TxId& id) {
   out->push_back('"');
   PutTxId(out, id);
   out->push_back('"');
-}
-
-const RecordDesc* IgniteDescOf(uint8_t type) {
-  static const auto* const by_id = [] {
-    static std::array<const RecordDesc*, 256> t{};
-    for (const auto& d : ignite_rows::kIgniteDescs) t[d.type] = &d;
-    return &t;
-  }();
-  return (*by_id)[type];
 }
 
 }  // namespace tools

@@ -311,25 +311,56 @@ void SwitchText(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*) {}
 
 void SwitchJson(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*) {}
 
-// One row per record type: its text and JSON describers (pg_waldump's RmgrDescTable). A
-// format that adds record types adds rows (Ignite's are in dump_ignite.cc); a type with
-// no row is printed by name (or number) and size only.
-constexpr RecordDesc kDescs[] = {
-    {4, HeaderText, HeaderJson},        {0, TxText, TxJson},
-    {70, DataText, DataJson},           {57, RollbackText, RollbackJson},
-    {75, SnapshotText, SnapshotJson},   {76, CutStartText, CutStartJson},
-    {77, CutFinishText, CutFinishJson}, {40, SwitchText, SwitchJson},
+// The describers of `walcut dump`, one table keyed by (format, record type id): a text and
+// a JSON describer per row (pg_waldump's RmgrDescTable). walcut's records first; then
+// Apache Ignite's, each row only where Ignite's record differs from walcut's of that id (a
+// null describer: walcut's). A format that adds record types adds rows; a type with no
+// row in its format is printed by name (or number) and size only.
+using Describer = void (*)(const AnyRecord&, const RecordFormat&, fmt::memory_buffer*);
+struct RecordDesc {
+  bool ignite;  // a row of Ignite's segments; false: of walcut's
+  uint8_t type;
+  Describer text;
+  Describer json;
 };
 
-// The row of a type id, by a table indexed by the id.
+constexpr RecordDesc kDescs[] = {
+    {false, 4, HeaderText, HeaderJson},
+    {false, 0, TxText, TxJson},
+    {false, 70, DataText, DataJson},
+    {false, 57, RollbackText, RollbackJson},
+    {false, 75, SnapshotText, SnapshotJson},
+    {false, 76, CutStartText, CutStartJson},
+    {false, 77, CutFinishText, CutFinishJson},
+    {false, 40, SwitchText, SwitchJson},
+    // Apache Ignite: versions for transaction ids, cache objects, group ids, ms timestamps.
+    {true, 4, ignite_rows::HeaderText, ignite_rows::HeaderJson},
+    {true, 0, ignite_rows::TxText, ignite_rows::TxJson},
+    {true, 70, ignite_rows::DataText, ignite_rows::DataJson},
+    {true, 57, ignite_rows::RollbackText, ignite_rows::RollbackJson},
+    {true, 75, ignite_rows::SnapshotText, ignite_rows::SnapshotJson},
+    {true, 76, ignite_rows::StartText, ignite_rows::StartJson},
+    {true, 77, ignite_rows::FinishText, ignite_rows::FinishJson},
+    {true, 40, nullptr, nullptr},  // SWITCH_SEGMENT_RECORD: nothing beyond its name, as walcut's
+    {true, 3, ignite_rows::CheckpointText, ignite_rows::CheckpointJson},
+};
+
+// The row of a record, by a table indexed by (format, type id), Ignite's rows completed
+// from walcut's.
 const RecordDesc* DescOf(const wal::Record& r) {
-  if (wal::IsIgnite(r.format)) return IgniteDescOf(r.type);
   static const auto* const by_id = [] {
-    static std::array<const RecordDesc*, 256> t{};
-    for (const auto& d : kDescs) t[d.type] = &d;
+    static std::array<RecordDesc, 512> rows{};
+    static std::array<const RecordDesc*, 512> t{};
+    for (const auto& d : kDescs) {
+      RecordDesc& row = rows[(d.ignite ? 256u : 0u) + d.type];
+      row = d;
+      if (d.ignite && row.text == nullptr) row.text = rows[d.type].text;
+      if (d.ignite && row.json == nullptr) row.json = rows[d.type].json;
+      t[(d.ignite ? 256u : 0u) + d.type] = &row;
+    }
     return &t;
   }();
-  return (*by_id)[r.type];
+  return (*by_id)[(wal::IsIgnite(r.format) ? 256u : 0u) + r.type];
 }
 
 // The type's name in its segment's format, or nullptr.

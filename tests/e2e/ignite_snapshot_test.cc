@@ -240,9 +240,14 @@ TEST(IgniteSnapshotCli, AnIncrementIsCheckedFromItsFullSnapshotToItsFinishRecord
   auto first = RunCli({"check", nodes, "--snapshot", "snap", "--increment", "1"});
   EXPECT_EQ(first.code, 0) << first.err << first.out;
   EXPECT_NE(first.out.find("consistent, increment 1 of \"snap\""), std::string::npos) << first.out;
-  // The same of the cut named by its id, which the increments' metadata gives.
-  auto by_id = RunCli({"check", nodes, "--cut", "097f42b3"});
+  // The same of the cut named by its whole id, which the increments' metadata gives; a
+  // prefix of it reads every node whole (it could begin a cut no metadata names), and so
+  // meets the damage.
+  auto by_id = RunCli({"check", nodes, "--cut", "097f42b3-1049-4ce0-890b-96e24339b5d6"});
   EXPECT_EQ(by_id.code, 0) << by_id.err << by_id.out;
+  auto by_prefix = RunCli({"check", nodes, "--cut", "097f42b3"});
+  EXPECT_EQ(by_prefix.code, 1) << by_prefix.err << by_prefix.out;
+  EXPECT_NE(by_prefix.err.find("0000000000000002.wal.zip\": corruption"), std::string::npos) << by_prefix.err;
 }
 
 // txs and gaps take a snapshot copied off the cluster as check does: one directory per node.
