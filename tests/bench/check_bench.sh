@@ -8,11 +8,11 @@
 #
 #   tests/bench/check_bench.sh [BUILD_DIR] [TXS]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
 txs=${2:-1000000}
-rounds=${BENCH_ROUNDS:-5}
-walcut=$build/tools/walcut
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+bench_rounds 5
+bench_walcut "$build"
 data=${BENCH_DIR:-$build/bench-data}
 mkdir -p "$data"
 
@@ -57,7 +57,7 @@ for _ in $(seq "$rounds"); do
 done
 for name in "${names[@]}"; do printf '%s\t%s\t%s\n' "$name" "${best[$name]}" "${rss[$name]}"; done >/tmp/walcut-check-results
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+bench_machine
 echo "input:   8 nodes, $txs transactions, $((bytes / 1048576)) MiB of WAL; best of $rounds rounds"
 python3 - "$bytes" <<'PY'
 import sys

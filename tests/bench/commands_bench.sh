@@ -13,11 +13,11 @@
 # journal skips inodes freed in the last minutes one by one), so a tmpfs there shows the
 # restore's own work; the file system is printed with the table.
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
 txs=${2:-300000}
-rounds=${BENCH_ROUNDS:-3}
-walcut=$build/tools/walcut
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+bench_rounds 3
+bench_walcut "$build"
 data=${BENCH_DIR:-$build/bench-data}
 mkdir -p "$data"
 scratch=$(mktemp -d)
@@ -84,7 +84,7 @@ cat "$big"/node-*/wal/* "$small"/node-*/wal/* >/dev/null  # warm the page cache
 bench "$big" >"$scratch/big"
 bench "$small" >"$scratch/small"
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+bench_machine
 echo "build:   $build ($("$walcut" --version | head -n 1)); best of $rounds rounds"
 echo "restores written under $outroot ($(df -T "$outroot" | awk 'NR == 2 { print $2 }'))"
 python3 - "$big" "$small" "$scratch/big" "$scratch/small" "$txs" <<'PY'

@@ -9,10 +9,11 @@
 # The cluster (8 nodes, 256 partitions, 2 backups, TXS transactions, default 300000, a cut
 # every 10000) is simulated once by the new build into BENCH_DIR (default NEW/bench-data).
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 old=${1:?usage: compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [TXS]}
 new=${2:?usage: compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [TXS]}
 txs=${3:-300000}
-rounds=${BENCH_ROUNDS:-5}
+bench_rounds 5
 for b in "$old" "$new"; do
   [ -x "$b/tools/walcut" ] || { echo "no walcut in $b/tools: build it first" >&2; exit 2; }
 done
@@ -50,7 +51,7 @@ for _ in $(seq "$rounds"); do
   done
 done
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+bench_machine
 echo "input:   $((bytes / 1048576)) MiB of WAL, 8 nodes, $txs transactions; best of $rounds rounds"
 echo "old:     $old ($("$old/tools/walcut" --version 2>/dev/null | head -n 1))"
 echo "new:     $new ($("$new/tools/walcut" --version 2>/dev/null | head -n 1))"

@@ -21,12 +21,12 @@
 # MB/s, records/s, the ratio to xxhsum and peak RSS. Ratios, not absolute numbers, are what
 # to compare: the machine is shared.
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
 input=${2:-1}
-rounds=${BENCH_ROUNDS:-5}
-walcut=$build/tools/walcut
+bench_rounds 5
+bench_walcut "$build"
 gen=$build/tests/walcut-testgen
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 if [[ $input == ignite* ]]; then
@@ -117,7 +117,7 @@ for _ in $(seq "$rounds"); do  # each round runs every command once, in turn
 done
 for name in "${names[@]}"; do printf '%s\t%s\t%s\n' "$name" "${best[$name]}" "${rss[$name]}"; done >"$results"
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+bench_machine
 echo "input:   $((bytes / 1048576)) MiB in ${#files[@]} $kind, $records records; best of $rounds rounds"
 python3 - "$bytes" "$records" "$results" <<'PY'
 import sys

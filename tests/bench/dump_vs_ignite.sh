@@ -10,14 +10,14 @@
 #
 #   tests/bench/dump_vs_ignite.sh [BUILD_DIR] [SEED]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
 seed=${2:-7}
-rounds=${BENCH_ROUNDS:-5}
-walcut=$build/tools/walcut
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+bench_rounds 5
+bench_walcut "$build"
 data=${BENCH_DIR:-$build/bench-data}
 mkdir -p "$data"
-echo "machine: $(nproc) cores, $(awk '/model name/{sub(/.*: /,""); print; exit}' /proc/cpuinfo), $(free -g | awk '/Mem:/{print $2}') GiB"
+bench_machine
 echo "walcut: $("$walcut" --version 2>/dev/null | head -1) ($build), rounds: $rounds"
 echo
 echo "| input | files | records (walcut / Ignite) | walcut dump | records/s | Ignite, in its JVM | records/s | per record | Ignite's whole run |"

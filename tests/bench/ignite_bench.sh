@@ -10,11 +10,11 @@
 #
 #   tests/bench/ignite_bench.sh [BUILD_DIR] [SEED]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
 seed=${2:-1}
-rounds=${BENCH_ROUNDS:-5}
-walcut=$build/tools/walcut
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+bench_rounds 5
+bench_walcut "$build"
 data=${BENCH_DIR:-$build/bench-data}
 run=$data/ignite-bench-$seed
 mkdir -p "$data"
@@ -63,7 +63,7 @@ for name in "${names[@]}"; do
   printf '%s\t%s\t%s\t%s\n' "$name" "${best[$name]}" "${rss[$name]}" "${status[$name]}"
 done >"$results"
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+bench_machine
 echo "input:   Apache Ignite $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ignite_version"])' "$run/truth.json"), harness scenario bench, seed $seed: 3 servers, $txs transactions, ${#files[@]} files, $((bytes / 1048576)) MiB in db/wal, $records records; best of $rounds rounds"
 python3 - "$bytes" "$results" <<'PY'
 import sys

@@ -6,9 +6,9 @@
 #
 #   tests/bench/simulate_bench.sh [BUILD_DIR]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
-walcut=$build/tools/walcut
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+bench_walcut "$build"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -29,7 +29,7 @@ print(f"{name:<44} {secs:8.2f} {s['txs_committed'] / secs:12.0f} {wal / secs / 1
 PY
 }
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+bench_machine
 printf '%-44s %8s %12s %8s %12s\n' "run" "seconds" "commits/s" "WAL MB/s" "peak RSS"
 run "defaults (3 nodes, 10k txs)"
 run "defaults, 100k txs" --txs 100000

@@ -22,16 +22,16 @@
 #
 #   tests/bench/snapshot_bench.sh [BUILD_DIR] [SEED]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
 seed=${2:-1}
-rounds=${BENCH_ROUNDS:-5}
-walcut=$build/tools/walcut
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+bench_rounds 5
+bench_walcut "$build"
 data=${BENCH_DIR:-$build/bench-data}
 out=${BENCH_OUT:-${TMPDIR:-/tmp}}
 mkdir -p "$data"
 
-echo "machine: $(nproc) cores, $(awk '/model name/{sub(/.*: /,""); print; exit}' /proc/cpuinfo), $(free -g | awk '/Mem:/{print $2}') GiB"
+bench_machine
 echo "walcut: $("$walcut" --version 2>/dev/null | head -1) ($build), rounds: $rounds, restores written to $out ($(stat -f -c %T "$out"))"
 for scenario in bench-snapshot bench-snapshot-long; do
   run=$data/ignite-$scenario-$seed

@@ -12,13 +12,13 @@
 #
 #   tests/bench/summary_bench.sh [BUILD_DIR] [NODES...]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build/release}
 shift || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(32 64)
-rounds=${BENCH_ROUNDS:-5}
-walcut=$build/tools/walcut
-[ -x "$walcut" ] || { echo "build first: cmake --preset release && cmake --build --preset release" >&2; exit 2; }
+bench_rounds 5
+bench_walcut "$build"
 data=${BENCH_DIR:-$build/bench-data}
 mkdir -p "$data"
 results=$(mktemp)
@@ -127,7 +127,7 @@ for k in 0 1 2 3 4 5 6 7; do
     "$(stat -c %s "$live/n.sum.resume")" >>"$results"
 done
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB RAM"
+bench_machine
 echo "input:   512 partitions, 2 backups, 300000 transactions, 20 cuts, seed 4; best of $rounds rounds"
 python3 - "$results" <<'PY'
 import sys
