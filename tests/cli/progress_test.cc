@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -105,6 +106,32 @@ TEST(Progress, DrawnOnATerminalOnlyAndClearedAtTheEnd) {
   const std::string quiet_err = StderrOf(quiet, true);
   EXPECT_EQ(quiet_err.find("simulating: "), std::string::npos) << quiet_err;
   unsetenv("WALCUT_PROGRESS_AFTER");
+  fs::remove_all(dir);
+}
+
+// An increment's check that reads the nodes a second time, each to its end (the first
+// reading, to the increment's Finish record, met damage), says so on its second line.
+TEST(Progress, ASecondReadingOfTheNodesSaysWhatItIs) {
+  const fs::path dir = fs::path(testing::TempDir()) / "progress-again-test";
+  fs::remove_all(dir);
+  fs::copy(std::string(WALCUT_SOURCE_DIR) + "/testdata/ignite/rebalance/nodes", dir, fs::copy_options::recursive);
+  // Damage in segment 2 of server-0, which increment 2 of snap needs.
+  const fs::path seg = dir / "server-0/work/db/wal/archive/server_0/0000000000000002.wal.zip";
+  {
+    std::fstream f(seg, std::ios::in | std::ios::out | std::ios::binary);
+    const auto at = static_cast<std::streamoff>(fs::file_size(seg) / 2);
+    f.seekg(at);
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 1);
+    f.seekp(at);
+    f.write(&c, 1);
+  }
+  setenv("WALCUT_PROGRESS_AFTER", "0", 1);
+  const std::string tty = StderrOf({"check", dir.string(), "--snapshot", "snap", "--increment", "2"}, true);
+  unsetenv("WALCUT_PROGRESS_AFTER");
+  EXPECT_NE(tty.find("reading the WALs: "), std::string::npos) << tty;
+  EXPECT_NE(tty.find("reading the WALs again, each to its end: "), std::string::npos) << tty;
   fs::remove_all(dir);
 }
 
