@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -221,11 +222,16 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector
   std::vector<const ManifestNode*> listed(node_count, nullptr);
   std::vector<VerifyReport> read(node_count);
   std::vector<std::map<CopyKey, std::vector<CopyInfo>>> read_copies(node_count);
+  std::vector<std::exception_ptr> thrown(node_count);  // out of memory: rethrown here, not ending a thread
   {
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t i = next++; i < node_count; i = next++) {
-        ReadNode(dir, expected.nodes[i], expected, listed[i], report.restored, caches, &read[i], &read_copies[i]);
+        try {
+          ReadNode(dir, expected.nodes[i], expected, listed[i], report.restored, caches, &read[i], &read_copies[i]);
+        } catch (...) {
+          thrown[i] = std::current_exception();
+        }
       }
     };
     for (size_t i = 0; i < node_count && report.restored; ++i) {
@@ -237,6 +243,9 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector
     std::vector<std::jthread> pool;
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
+  }
+  for (const auto& e : thrown) {
+    if (e) std::rethrow_exception(e);
   }
   for (size_t i = 0; i < node_count; ++i) {
     if (report.restored && listed[i] == nullptr) {
