@@ -492,9 +492,9 @@ std::optional<std::pair<std::string, uint32_t>> LatestIncrement(const std::vecto
 }
 
 std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector<WalInput>& nodes,
-                                                               const std::string& cut_prefix) {
+                                                               const std::string& cut_id) {
   std::optional<std::pair<std::string, uint32_t>> found;
-  std::string lower = cut_prefix;
+  std::string lower = cut_id;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // Only a whole id: a prefix may also begin the id of a cut no metadata names (a failed
   // increment's), which only the whole reading sees, and then the prefix names two cuts.

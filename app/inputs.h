@@ -83,11 +83,11 @@ struct IncrementRange {
 };
 std::optional<IncrementRange> IncrementRangeOf(const WalInput& in, const std::string& snapshot, uint32_t increment);
 
-// The increment (snapshot and index) whose request id is `cut_prefix` (a whole id, in any
+// The increment (snapshot and index) whose request id is `cut_id` (a whole id, in any
 // case), by the increments' metadata of the Ignite nodes; none when none or several
 // match, or for a prefix of an id (it may begin a cut no metadata names too).
 std::optional<std::pair<std::string, uint32_t>> IncrementOfCut(const std::vector<WalInput>& nodes,
-                                                               const std::string& cut_prefix);
+                                                               const std::string& cut_id);
 
 // The last increment the Ignite nodes keep of `snapshot` (empty: of the full snapshot
 // taken last), by their metadata; none when they keep none.

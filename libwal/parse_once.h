@@ -15,7 +15,8 @@
 namespace wal {
 
 // `parse(bytes)`, from the process's memo when these bytes were parsed before. What is
-// kept is bounded: files up to 64 KiB, 4 MiB of them in all; beyond, each is parsed.
+// kept is bounded, per parser: files up to 64 KiB, 4 MiB of them in all (and their parses,
+// of about their size); beyond, each is parsed.
 // Thread-safe; the result is the same as parse's, memo or not.
 template <typename T, Result<T> (*Parse)(std::string_view)>
 Result<T> ParseOnce(std::string_view bytes) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -239,9 +240,18 @@ wal::Result<VerifyReport> VerifyStaged(const std::string& dir, const std::vector
         if (m.node == expected.nodes[i]) listed[i] = &m;
       }
     }
-    const size_t threads = std::min<size_t>(node_count, std::max(1u, std::thread::hardware_concurrency()));
+    // At most four: each holds one partition file in memory while it reads it.
+    constexpr size_t kMaxThreads = 4;
+    const size_t threads =
+        std::min({node_count, kMaxThreads, static_cast<size_t>(std::max(1u, std::thread::hardware_concurrency()))});
     std::vector<std::jthread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    for (size_t t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no thread to be had: this one reads what is left
+      }
+    }
     work();
   }
   for (const auto& e : thrown) {

@@ -345,6 +345,17 @@ constexpr RecordDesc kDescs[] = {
     {true, 3, ignite_rows::CheckpointText, ignite_rows::CheckpointJson},
 };
 
+// walcut's rows come first: Ignite's are completed from them.
+constexpr bool WalcutRowsFirst() {
+  bool ignite = false;
+  for (const auto& d : kDescs) {
+    if (ignite && !d.ignite) return false;
+    ignite = ignite || d.ignite;
+  }
+  return true;
+}
+static_assert(WalcutRowsFirst());
+
 // The row of a record, by a table indexed by (format, type id), Ignite's rows completed
 // from walcut's.
 const RecordDesc* DescOf(const wal::Record& r) {

@@ -8,7 +8,7 @@
 #
 #   tests/bench/check_bench.sh [BUILD_DIR] [TXS]
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build=${1:-build/release}
 txs=${2:-1000000}
 bench_rounds 5

@@ -13,7 +13,7 @@
 # journal skips inodes freed in the last minutes one by one), so a tmpfs there shows the
 # restore's own work; the file system is printed with the table.
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build=${1:-build/release}
 txs=${2:-300000}
 bench_rounds 3

@@ -11,6 +11,7 @@ bench_walcut() {
 
 bench_rounds() {
   rounds=${BENCH_ROUNDS:-$1}
+  [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_ROUNDS must be a whole number, 1 or more" >&2; exit 2; }
 }
 
 bench_machine() {

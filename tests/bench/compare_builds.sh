@@ -9,7 +9,7 @@
 # The cluster (8 nodes, 256 partitions, 2 backups, TXS transactions, default 300000, a cut
 # every 10000) is simulated once by the new build into BENCH_DIR (default NEW/bench-data).
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 old=${1:?usage: compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [TXS]}
 new=${2:?usage: compare_builds.sh OLD_BUILD_DIR NEW_BUILD_DIR [TXS]}
 txs=${3:-300000}

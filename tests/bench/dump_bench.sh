@@ -21,7 +21,7 @@
 # MB/s, records/s, the ratio to xxhsum and peak RSS. Ratios, not absolute numbers, are what
 # to compare: the machine is shared.
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build=${1:-build/release}
 input=${2:-1}
 bench_rounds 5

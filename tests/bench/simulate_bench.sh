@@ -6,7 +6,7 @@
 #
 #   tests/bench/simulate_bench.sh [BUILD_DIR]
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build=${1:-build/release}
 bench_walcut "$build"
 work=$(mktemp -d)

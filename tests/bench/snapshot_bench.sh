@@ -22,7 +22,7 @@
 #
 #   tests/bench/snapshot_bench.sh [BUILD_DIR] [SEED]
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build=${1:-build/release}
 seed=${2:-1}
 bench_rounds 5

@@ -12,7 +12,7 @@
 #
 #   tests/bench/summary_bench.sh [BUILD_DIR] [NODES...]
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build=${1:-build/release}
 shift || true
 sizes=("$@")

@@ -89,6 +89,7 @@ TEST(IgniteSnapshotCli, AKeyInTwoRowsOfTheFullSnapshotRefusesTheRestore) {
     ASSERT_TRUE(outcome.damage.empty()) << outcome.damage.front().ToString(path);
   };
   read_keys(bytes);
+  ASSERT_FALSE(HasFatalFailure());
   const auto file = wal::IgnitePartitionFile::FromBytes(path, bytes).value();
   const size_t header = file.header().size, page_size = file.header().page_size;
   bool done = false;
@@ -98,6 +99,7 @@ TEST(IgniteSnapshotCli, AKeyInTwoRowsOfTheFullSnapshotRefusesTheRestore) {
     if (rows[i % rows.size()].first != page || a.size() != b.size() || a == b) continue;
     const size_t from = header + page * page_size;
     const size_t at = bytes.find(b, from);
+    ASSERT_NE(at, std::string::npos);
     ASSERT_LT(at + b.size(), from + page_size) << "the key's bytes are in its page";
     bytes.replace(at, b.size(), a);
     wal::EncodeFixed32(bytes.data() + from + 4,
@@ -106,6 +108,7 @@ TEST(IgniteSnapshotCli, AKeyInTwoRowsOfTheFullSnapshotRefusesTheRestore) {
   }
   ASSERT_TRUE(done) << "no data page with two rows";
   read_keys(bytes);
+  ASSERT_FALSE(HasFatalFailure());
   std::set<std::string> keys;
   for (const auto& [page, key] : rows) keys.insert(key);
   ASSERT_EQ(keys.size() + 1, rows.size()) << "one key in two rows, nothing else changed";
@@ -116,6 +119,14 @@ TEST(IgniteSnapshotCli, AKeyInTwoRowsOfTheFullSnapshotRefusesTheRestore) {
   EXPECT_NE(r.err.find("the full snapshot is damaged"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("part-1.bin\": cache 'events' holds a key in more than one row"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp.path() + "/out"));
+  // A restore of another cache refuses it all the same, and so does --dry-run.
+  auto other = RunCli({"restore", nodes, "--increment", "1", "--cache", "bank", "-o", tmp.path() + "/out"});
+  EXPECT_EQ(other.code, 1) << other.err;
+  EXPECT_NE(other.err.find("part-1.bin\": cache 'events' holds a key in more than one row"), std::string::npos)
+      << other.err;
+  auto dry = RunCli({"restore", nodes, "--increment", "1", "--dry-run"});
+  EXPECT_EQ(dry.code, 1) << dry.err << dry.out;
+  EXPECT_NE(dry.err.find("cache 'events' holds a key in more than one row"), std::string::npos) << dry.err;
   auto v = RunCli({"verify", "--snapshot", "snap", nodes});
   EXPECT_EQ(v.code, 1);
   // verify compares the copies' hashes, as Ignite's snapshot check does: the copy differs.

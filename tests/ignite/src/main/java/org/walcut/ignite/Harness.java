@@ -822,24 +822,38 @@ public final class Harness {
     /**
      * {@code time-ops --scenario S --seed N --snapshot NAME --increment K RUN}: Ignite's own operations
      * on the last increment of a run made before (RUN/nodes/<id>/work), timed now as the scenario's
-     * timings are (timedOperations), on a copy of the servers' work directories started again in this
-     * JVM; the copy is removed after. Prints one JSON line: check_ms, increment_check_ms, restore_ms.
-     * A benchmark compares walcut with these in the same run, on the same machine at the same time.
+     * timings are (timedOperations), on a copy of the servers' work directories (under java.io.tmpdir)
+     * started again in this JVM. The copy is removed after, whatever happened; on a failure its log is
+     * kept as RUN/time-ops.log. Prints one JSON line: check_ms, increment_check_ms, restore_ms. A
+     * benchmark compares walcut with these in the same run, on the same machine at the same time.
      */
     private static int timeOps(String[] args) throws Exception {
         String scenario = null, snapshot = null, run = null;
         long seed = 0;
         int idx = 0;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--scenario": scenario = args[++i]; break;
-                case "--seed": seed = Long.parseLong(args[++i]); break;
-                case "--snapshot": snapshot = args[++i]; break;
-                case "--increment": idx = Integer.parseInt(args[++i]); break;
-                default: run = args[i];
+        boolean bad = false;
+        for (int i = 0; i < args.length && !bad; i++) {
+            boolean valued = args[i].startsWith("-");
+            if (valued && i + 1 >= args.length) {
+                bad = true;
+                break;
+            }
+            try {
+                switch (args[i]) {
+                    case "--scenario": scenario = args[++i]; break;
+                    case "--seed": seed = Long.parseLong(args[++i]); break;
+                    case "--snapshot": snapshot = args[++i]; break;
+                    case "--increment": idx = Integer.parseInt(args[++i]); break;
+                    default:
+                        bad = valued || run != null;  // an unknown option, or a second directory
+                        run = args[i];
+                }
+            }
+            catch (NumberFormatException e) {
+                bad = true;
             }
         }
-        if (scenario == null || snapshot == null || idx <= 0 || run == null) {
+        if (bad || scenario == null || snapshot == null || idx <= 0 || run == null) {
             System.err.println("usage: harness time-ops --scenario S --seed N --snapshot NAME --increment K RUN_DIR");
             return 2;
         }
@@ -847,7 +861,7 @@ public final class Harness {
         for (Map.Entry<String, String> e : sc.systemProperties.entrySet())
             System.setProperty(e.getKey(), e.getValue());
         File out = new File(run).getAbsoluteFile();
-        File copy = Files.createTempDirectory(out.toPath(), "time-ops-").toFile();
+        File copy = Files.createTempDirectory("walcut-time-ops-").toFile();
         File home = new File(copy, "ignite-home");
         Files.createDirectories(home.toPath());
         System.setProperty("IGNITE_HOME", home.getPath());
@@ -884,14 +898,23 @@ public final class Harness {
         }
         catch (Throwable t) {
             t.printStackTrace(logFile);
-            console.println("harness time-ops: FAILED: " + t + " (log: " + new File(copy, "harness.log") + ")");
+            console.println("harness time-ops: FAILED: " + t + " (log: " + new File(out, "time-ops.log") + ")");
             rc = 1;
         }
         finally {
             Ignition.stopAll(true);
-        }
-        if (rc == 0)
+            logFile.flush();
+            if (rc != 0) {
+                try {
+                    Files.copy(new File(copy, "harness.log").toPath(), new File(out, "time-ops.log").toPath(),
+                        StandardCopyOption.REPLACE_EXISTING);
+                }
+                catch (IOException e) {
+                    console.println("harness time-ops: the log could not be kept: " + e);
+                }
+            }
             deleteTree(copy.toPath());
+        }
         return rc;
     }
 
