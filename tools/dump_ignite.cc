@@ -67,15 +67,6 @@ void ObjectJson(fmt::memory_buffer* out, std::string_view name, int8_t type, std
   if (mode == ValuesMode::kShow) Put(out, ",\"{}_hex\":\"{}\"", name, wal::Hex(bytes));
 }
 
-template <typename Fn>
-void ForEachEntry(const wal::DataRecord& d, const RecordFormat& f, Fn fn) {
-  if (f.entries == nullptr) {
-    for (const auto& e : d.entries) fn(e);
-  } else {
-    for (uint32_t i : *f.entries) fn(d.entries[i]);
-  }
-}
-
 }  // namespace
 
 void HeaderText(const AnyRecord& a, const RecordFormat&, fmt::memory_buffer* out) {

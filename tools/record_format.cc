@@ -91,15 +91,6 @@ void TxFlagsText(fmt::memory_buffer* out, uint8_t flags) {
   if (flags & wal::kTxFlagOnePhase) PutStr(out, " 1PC");
 }
 
-template <typename Fn>
-void ForEachEntry(const wal::DataRecord& d, const RecordFormat& f, Fn fn) {
-  if (f.entries == nullptr) {
-    for (const auto& e : d.entries) fn(e);
-  } else {
-    for (uint32_t i : *f.entries) fn(d.entries[i]);
-  }
-}
-
 size_t ShownEntries(const wal::DataRecord& d, const RecordFormat& f) {
   return f.entries == nullptr ? d.entries.size() : f.entries->size();
 }
@@ -357,21 +348,20 @@ constexpr bool WalcutRowsFirst() {
 static_assert(WalcutRowsFirst());
 
 // The row of a record, by a table indexed by (format, type id), Ignite's rows completed
-// from walcut's.
+// from walcut's; nullptr where the table has none.
 const RecordDesc* DescOf(const wal::Record& r) {
-  static const auto* const by_id = [] {
-    static std::array<RecordDesc, 512> rows{};
-    static std::array<const RecordDesc*, 512> t{};
+  static const auto* const rows = [] {
+    static std::array<RecordDesc, 512> t{};
     for (const auto& d : kDescs) {
-      RecordDesc& row = rows[(d.ignite ? 256u : 0u) + d.type];
+      RecordDesc& row = t[(d.ignite ? 256u : 0u) + d.type];
       row = d;
-      if (d.ignite && row.text == nullptr) row.text = rows[d.type].text;
-      if (d.ignite && row.json == nullptr) row.json = rows[d.type].json;
-      t[(d.ignite ? 256u : 0u) + d.type] = &row;
+      if (row.text == nullptr) row.text = t[d.type].text;
+      if (row.json == nullptr) row.json = t[d.type].json;
     }
     return &t;
   }();
-  return (*by_id)[(wal::IsIgnite(r.format) ? 256u : 0u) + r.type];
+  const RecordDesc& row = (*rows)[(wal::IsIgnite(r.format) ? 256u : 0u) + r.type];
+  return row.text != nullptr ? &row : nullptr;
 }
 
 // The type's name in its segment's format, or nullptr.

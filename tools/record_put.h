@@ -14,6 +14,7 @@
 
 #include "libwal/record.h"
 #include "tools/escape.h"
+#include "tools/record_format.h"
 
 namespace tools {
 
@@ -51,5 +52,15 @@ void PutTxId(fmt::memory_buffer* out, const wal::TxId& id);
 // prints as that word.
 void PutParticipantsText(fmt::memory_buffer* out, const std::vector<wal::Participant>& participants,
                          std::string_view others = {});
+
+// fn(entry) for each entry of `d` the format prints: all, or those of f.entries.
+template <typename Fn>
+void ForEachEntry(const wal::DataRecord& d, const RecordFormat& f, Fn fn) {
+  if (f.entries == nullptr) {
+    for (const auto& e : d.entries) fn(e);
+  } else {
+    for (uint32_t i : *f.entries) fn(d.entries[i]);
+  }
+}
 
 }  // namespace tools

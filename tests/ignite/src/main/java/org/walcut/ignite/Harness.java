@@ -124,16 +124,8 @@ public final class Harness {
         }
         Files.createDirectories(out.toPath());
 
-        // Ignite puts a default work directory under IGNITE_HOME (or the current directory) when a
-        // component has none, as the standalone WAL reader does; keep it inside the run directory.
-        File home = new File(out, "run/ignite-home");
-        Files.createDirectories(home.toPath());
-        System.setProperty("IGNITE_HOME", home.getPath());
-
         PrintStream console = System.err;
-        PrintStream logFile = new PrintStream(new FileOutputStream(new File(out, "harness.log")), true, StandardCharsets.UTF_8);
-        System.setOut(logFile);
-        System.setErr(logFile);
+        PrintStream logFile = isolate(new File(out, "run/ignite-home"), new File(out, "harness.log"));
 
         Harness h = new Harness(sc, seed, out, keepRun, console, logFile);
         int rc = 0;
@@ -151,6 +143,20 @@ public final class Harness {
         console.flush();
         logFile.flush();
         System.exit(rc);
+    }
+
+    /**
+     * Ignite's default work directory (under IGNITE_HOME, or the current directory, where a component
+     * has none, as the standalone WAL reader does) kept in {@code home}, and this JVM's standard output
+     * and error (Ignite's logging) sent to {@code log}, which is returned.
+     */
+    private static PrintStream isolate(File home, File log) throws IOException {
+        Files.createDirectories(home.toPath());
+        System.setProperty("IGNITE_HOME", home.getPath());
+        PrintStream logFile = new PrintStream(new FileOutputStream(log), true, StandardCharsets.UTF_8);
+        System.setOut(logFile);
+        System.setErr(logFile);
+        return logFile;
     }
 
     private static void usage() {
@@ -862,14 +868,9 @@ public final class Harness {
             System.setProperty(e.getKey(), e.getValue());
         File out = new File(run).getAbsoluteFile();
         File copy = Files.createTempDirectory("walcut-time-ops-").toFile();
-        File home = new File(copy, "ignite-home");
-        Files.createDirectories(home.toPath());
-        System.setProperty("IGNITE_HOME", home.getPath());
         PrintStream console = System.err;
         PrintStream stdout = System.out;
-        PrintStream logFile = new PrintStream(new FileOutputStream(new File(copy, "harness.log")), true, StandardCharsets.UTF_8);
-        System.setOut(logFile);
-        System.setErr(logFile);
+        PrintStream logFile = isolate(new File(copy, "ignite-home"), new File(copy, "harness.log"));
         Harness h = new Harness(sc, seed, out, false, console, logFile);
         int rc = 0;
         try {
