@@ -115,6 +115,10 @@ class Decoder {
     if (min_size != 0 && *n > remaining() / min_size) return Fail();
     return true;
   }
+  // The next byte, for a decoder that reads a run of fixed fields at once once it has
+  // seen that remaining() holds them; Skip(n) then passes them (n <= remaining()).
+  const char* cursor() const { return p_; }
+  void Skip(size_t n) { p_ += n; }
   // Marks the decoder failed; position() keeps telling where decoding stopped.
   bool Fail() {
     failed_ = true;

@@ -138,7 +138,23 @@ bool GetIgniteUuid(Decoder* d, Uuid* u) { return d->GetFixed64(&u->hi) && d->Get
 
 // GridCacheVersion: u8 protocol (0 null; 1 a version; 2 a version and its conflict
 // version, which is not kept).
-bool GetVersion(Decoder* d, TxId* id, const char** what) {
+bool GetVersionField(Decoder* d, TxId* id, const char** what);
+
+inline bool GetVersion(Decoder* d, TxId* id, const char** what) {
+  // The usual shape, a version without its conflict version, read at once.
+  if (!d->failed() && d->remaining() >= 17 && d->cursor()[0] == 1) {
+    const char* p = d->cursor();
+    id->topology_version = DecodeFixed32(p + 1);
+    id->node_order = DecodeFixed32(p + 5);
+    id->order = DecodeFixed64(p + 9);
+    d->Skip(17);
+    return true;
+  }
+  return GetVersionField(d, id, what);
+}
+
+// Any other shape, field by field.
+bool GetVersionField(Decoder* d, TxId* id, const char** what) {
   uint8_t proto = 0;
   if (!d->GetFixed8(&proto)) return false;
   if (proto == 0) {
@@ -200,8 +216,17 @@ bool GetEntry(Decoder* d, DataEntry* e, const char** what) {
     return d->Fail();
   }
   e->op = static_cast<EntryOp>(op);
-  if (!(GetVersion(d, &e->xid, what) && GetVersion(d, &e->write_version, what) && d->GetFixed32(&e->partition) &&
-        GetI64(d, &counter) && GetI64(d, &e->expire_time) && d->GetFixed8(&e->flags))) {
+  if (!(GetVersion(d, &e->xid, what) && GetVersion(d, &e->write_version, what))) return false;
+  // partition i32 · counter i64 · expire time i64 · flags u8, read at once when all there.
+  if (!d->failed() && d->remaining() >= 21) {
+    const char* p = d->cursor();
+    e->partition = DecodeFixed32(p);
+    counter = static_cast<int64_t>(DecodeFixed64(p + 4));
+    e->expire_time = static_cast<int64_t>(DecodeFixed64(p + 12));
+    e->flags = static_cast<uint8_t>(p[20]);
+    d->Skip(21);
+  } else if (!(d->GetFixed32(&e->partition) && GetI64(d, &counter) && GetI64(d, &e->expire_time) &&
+               d->GetFixed8(&e->flags))) {
     return false;
   }
   if (counter < 0) {
@@ -409,12 +434,17 @@ bool ViewIgniteTx(std::string_view payload, TxView* r) {
     return false;
   }
   const size_t first = d.position();
+  // Each participant: i16 primary · i32 backup count (what the rest can hold) · i16 backups.
+  const char* p = d.cursor();
+  const char* const end = p + d.remaining();
   for (uint32_t i = 0; i < n; ++i) {
-    uint16_t primary = 0;
-    uint32_t nb = 0;
-    std::string_view backups;
-    if (!(d.GetFixed16(&primary) && GetCount(&d, &nb, 2, &what) && d.GetRaw(size_t{nb} * 2, &backups))) return false;
+    if (end - p < 6) return false;
+    const auto nb = static_cast<int32_t>(DecodeFixed32(p + 2));
+    p += 6;
+    if (nb < 0 || static_cast<size_t>(nb) > static_cast<size_t>(end - p) / 2) return false;
+    p += size_t{static_cast<uint32_t>(nb)} * 2;
   }
+  d.Skip(static_cast<size_t>(p - d.cursor()));
   r->participants = payload.substr(first, d.position() - first);
   if (!GetMillis(&d, &r->timestamp, &what) || !d.done()) return false;
   r->state = static_cast<TxState>(state);

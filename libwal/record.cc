@@ -329,7 +329,7 @@ Status DecodePayload(uint8_t type, std::string_view payload, AnyRecord* out) {
 }
 
 uint32_t TxView::ParticipantNodeCount(bool* every_other) const {
-  std::array<uint16_t, 64> seen{};
+  std::array<uint16_t, 64> seen;  // only seen[0, n) is read: not zeroed, as this runs per commit
   uint32_t n = 0;
   *every_other = false;
   ForEachParticipantNode([&](uint16_t id) {
