@@ -14,7 +14,8 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
     counters_.Lose();
   }
   last_segment_ = r.ptr.segment;
-  if (wal::IsIgnite(r.format)) classifier_.set_ignite_rules(true);
+  const wal::FormatRules& rules = wal::RulesOf(r.format);
+  if (rules.finish_sets_watch_commits) classifier_.set_finish_sets_watch_commits(true);
   const auto& a = r.decoded;
   switch (static_cast<wal::RecordType>(r.type)) {
     case wal::RecordType::kHeader:
@@ -22,7 +23,7 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
       index_->order = a.header.node_order;
       break;
     case wal::RecordType::kClusterSnapshot:
-      if (wal::IsIgnite(r.format)) counters_.OnSnapshot();
+      if (rules.copies_by_update_counters) counters_.OnSnapshot();
       index_->snapshots.push_back({std::string(a.snapshot.name), r.ptr, TimeOf(r, a.snapshot.timestamp)});
       Stamp(a.snapshot.timestamp);
       order_.Start();
@@ -30,12 +31,12 @@ void IndexBuilder::OnRecord(const wal::Record& r) {
     case wal::RecordType::kData: OnData(r); break;
     case wal::RecordType::kTx: OnTx(r); break;
     case wal::RecordType::kCutStart:
-      if (wal::IsIgnite(r.format)) placer_.OnCutRecord(r.ptr);
+      if (rules.commit_placed_at_entries) placer_.OnCutRecord(r.ptr);
       Stamp(a.cut_start.timestamp);
       OnStart(r);
       break;
     case wal::RecordType::kCutFinish:
-      if (wal::IsIgnite(r.format)) placer_.OnCutRecord(r.ptr);
+      if (rules.commit_placed_at_entries) placer_.OnCutRecord(r.ptr);
       Stamp(a.cut_finish.timestamp);
       OnFinish(r);
       break;
@@ -47,19 +48,18 @@ void IndexBuilder::OnData(const wal::Record& r) {
   Stamp(r.data.timestamp);
   wal::DataEntryCursor entries(r.data);
   wal::DataEntry& e = entry_;
-  const bool ignite = wal::IsIgnite(r.format);
+  const wal::FormatRules& rules = wal::RulesOf(r.format);
   while (entries.Next(&e)) {
     // An ATOMIC cache's update or a rebalance's (Ignite): of no transaction, and in order
     // wherever it comes.
-    if (e.xid.IsNull() && wal::RulesOf(r.format).writes_without_transaction) continue;
+    if (e.xid.IsNull() && rules.writes_without_transaction) continue;
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) OutOfOrder(r, why);
     if (e.xid.IsNull()) continue;  // an initial load, not a transaction
     window_.OnWrite(e);
-    if (ignite) {
-      placer_.OnWrite(e.xid, r.ptr);
-      if (e.op == wal::EntryOp::kCreate || e.op == wal::EntryOp::kUpdate || e.op == wal::EntryOp::kDelete) {
-        counters_.OnUpdate(e.cache_id, e.partition, e.counter, e.xid);
-      }
+    if (rules.commit_placed_at_entries) placer_.OnWrite(e.xid, r.ptr);
+    if (rules.copies_by_update_counters &&
+        (e.op == wal::EntryOp::kCreate || e.op == wal::EntryOp::kUpdate || e.op == wal::EntryOp::kDelete)) {
+      counters_.OnUpdate(e.cache_id, e.partition, e.counter, e.xid);
     }
   }
 }
@@ -67,21 +67,22 @@ void IndexBuilder::OnData(const wal::Record& r) {
 void IndexBuilder::OnTx(const wal::Record& r) {
   const wal::TxView& t = r.tx;
   Stamp(t.timestamp);
-  const bool ignite_rollback = wal::IsIgnite(r.format) && t.state == wal::TxState::kRolledBack;
+  const wal::FormatRules& rules = wal::RulesOf(r.format);
+  const bool unprepared_rollback_ok = rules.rollback_without_prepare && t.state == wal::TxState::kRolledBack;
   std::string why = t.state == wal::TxState::kPrepared
                         ? order_.OnPrepared(t.xid)
-                        : order_.OnFinal(t.xid, wal::TxStateName(t.state), ignite_rollback);
+                        : order_.OnFinal(t.xid, wal::TxStateName(t.state), unprepared_rollback_ok);
   if (!why.empty()) OutOfOrder(r, why);
-  const bool ignite = wal::IsIgnite(r.format);
+  const bool placed = rules.commit_placed_at_entries;
   if (IsCommit(t.state)) {
     if (!stop_pending_.empty()) stop_pending_.erase(t.xid);
     std::optional<CommitPlacer::Entries> entries;
-    const wal::Pointer at = ignite ? placer_.Place(t.xid, r.ptr, &entries) : r.ptr;
+    const wal::Pointer at = placed ? placer_.Place(t.xid, r.ptr, &entries) : r.ptr;
     if (entries) OnIgniteCommit(t.xid, at, *entries);
     window_.OnCommit(t, at);
   } else if (t.state == wal::TxState::kRolledBack) {
     window_.OnRollback(t.xid);
-    if (ignite) placer_.Forget(t.xid);
+    if (placed) placer_.Forget(t.xid);
   }
   // In flight at the stop cut's Finish record: done here once no role is open.
   if (!stop_open_.empty() && t.state != wal::TxState::kPrepared && !order_.IsOpen(t.xid)) stop_open_.erase(t.xid);
@@ -177,7 +178,7 @@ void IndexBuilder::OnStart(const wal::Record& r) {
     if (!prev.finalized) Finalize(prev);
   }
   if (s == nullptr) s = Open(st.cut_id);
-  if (wal::IsIgnite(r.format)) counters_.OnStart();
+  if (wal::RulesOf(r.format).copies_by_update_counters) counters_.OnStart();
   s->cut.has_start = true;
   s->cut.start = r.ptr;
   if (!s->finalized) open_starts_.emplace(r.ptr, s);
@@ -212,7 +213,7 @@ void IndexBuilder::OnFinish(const wal::Record& r) {
   s->cut.finish_ts = TimeOf(r, f.timestamp);
   s->cut.before = f.before;
   s->cut.after = f.after;
-  if (wal::IsIgnite(r.format)) {
+  if (wal::RulesOf(r.format).copies_by_update_counters) {
     if (s->cut.has_start) {
       s->cut.applied = counters_.OnFinish(f.before, f.after);
     } else {

@@ -228,7 +228,7 @@ void IndexBuilder::Save(VarintWriter& o) const {
     o.Ptr(at);
     o.Str(text);
   }
-  o.U(classifier_.ignite_rules() ? 1 : 0);
+  o.U(classifier_.finish_sets_watch_commits() ? 1 : 0);
   classifier_.Save(o);
   order_.Save(o);
   window_.Save(o);
@@ -273,7 +273,7 @@ void IndexBuilder::Load(VarintReader& in) {
     const wal::Pointer at = in.Ptr();
     errors_.emplace_back(at, in.Str(1 << 16, "read error"));
   }
-  classifier_.set_ignite_rules(in.U(1, "ignite rules") == 1);
+  classifier_.set_finish_sets_watch_commits(in.U(1, "Finish sets rule") == 1);
   classifier_.Load(in);
   order_.Load(in);
   window_.Load(in);

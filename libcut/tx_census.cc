@@ -29,15 +29,15 @@ class TxCensus::Impl {
     if (r.type == static_cast<uint8_t>(wal::RecordType::kTx)) {
       OnTx(r);
     } else if (r.type == static_cast<uint8_t>(wal::RecordType::kData)) {
-      const bool ignite = wal::IsIgnite(r.format);
+      const bool placed = wal::RulesOf(r.format).commit_placed_at_entries;
       wal::DataEntryCursor entries(r.data);
       wal::DataEntry& e = entry_;
       while (entries.Next(&e)) {
         if (e.xid.IsNull() || (only_ && e.xid != *only_)) continue;
         writes_.push_back({Slot(e.xid), e.partition, e.counter});
-        if (ignite) placer_.OnWrite(e.xid, r.ptr);
+        if (placed) placer_.OnWrite(e.xid, r.ptr);
       }
-    } else if (wal::IsIgnite(r.format) && CommitPlacer::IsCutRecord(r.type)) {
+    } else if (wal::RulesOf(r.format).commit_placed_at_entries && CommitPlacer::IsCutRecord(r.type)) {
       placer_.OnCutRecord(r.ptr);
     }
   }
@@ -90,11 +90,12 @@ class TxCensus::Impl {
       case wal::TxState::kCommitted:
       case wal::TxState::kUnknown:  // both commits (side.h, IsCommit)
         ++(t.state == wal::TxState::kCommitted ? tx.committed : tx.unknown);
-        commits_.push_back({at, wal::IsIgnite(r.format) ? placer_.Place(t.xid, r.ptr) : r.ptr, t.timestamp});
+        commits_.push_back(
+            {at, wal::RulesOf(r.format).commit_placed_at_entries ? placer_.Place(t.xid, r.ptr) : r.ptr, t.timestamp});
         break;
       case wal::TxState::kRolledBack:
         ++tx.rolled_back;
-        if (wal::IsIgnite(r.format)) placer_.Forget(t.xid);
+        if (wal::RulesOf(r.format).commit_placed_at_entries) placer_.Forget(t.xid);
         break;
     }
     if (tx.participants_count == 0 && t.participant_count != 0 && t.NamesNodeOrders()) {

@@ -91,7 +91,7 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
     const Side side = SideAt(w, b, i, hash);
     if (i < b.finish && side == Side::kAfter) ++c.after_by_finish;
     if (i >= b.finish) {
-      if (before_.Contains(k.xid, hash) || (!ignite_ && after_.Contains(k.xid, hash))) {
+      if (before_.Contains(k.xid, hash) || (!watch_commits_ && after_.Contains(k.xid, hash))) {
         c.problems.push_back(
             {Kind::kListedAfterFinish, k.xid, k.ptr,
              fmt::format("listed in the Finish record at {} but committed after it", c.finish.ToString())});
@@ -132,7 +132,7 @@ void WindowClassifier::CheckListed(CutOnNode& c) {
     } else if (ranged_.Find(x) == nullptr) {
       // (A transaction with two roles here may commit one of them before Start.)
       const wal::Pointer at = c.txs[at_index].commit;
-      if (ignite_ && at < c.start) continue;  // grabbed while committing (see the header)
+      if (watch_commits_ && at < c.start) continue;  // grabbed while committing (see the header)
       c.problems.push_back({Kind::kBeforeOutsideRange, x, at,
                             fmt::format("in the before set but committed at {}, not between Start {} and Finish {}",
                                         at.ToString(), c.start.ToString(), c.finish.ToString())});

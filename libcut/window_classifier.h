@@ -35,15 +35,16 @@ class WindowClassifier {
   //   the cut began on the node (it watches commits from then on and logs the Start
   //   record after); the COMMITTED record of such a transaction may precede the Start
   //   record. It is Before either way, and not before-outside-range.
-  void set_ignite_rules(bool on) { ignite_ = on; }
-  bool ignite_rules() const { return ignite_; }
+  // (FormatRules::finish_sets_watch_commits.)
+  void set_finish_sets_watch_commits(bool on) { watch_commits_ = on; }
+  bool finish_sets_watch_commits() const { return watch_commits_; }
 
   // The last cut classified, for a reading resumed later (index_state.cc).
   void Save(VarintWriter& o) const;
   void Load(VarintReader& in);  // throws CodecError
 
  private:
-  bool ignite_ = false;
+  bool watch_commits_ = false;
   // The last cut classified: its records and its Finish record's sets.
   struct Last {
     bool valid = false;

@@ -52,10 +52,4 @@ SegmentProbe ProbeSegment(std::string_view b) {
   return p;
 }
 
-const FormatRules& RulesOf(SegmentFormat format) {
-  static constexpr FormatRules kWalcutRules{false, false};
-  static constexpr FormatRules kIgniteRules{true, true};
-  return IsIgnite(format) ? kIgniteRules : kWalcutRules;
-}
-
 }  // namespace wal

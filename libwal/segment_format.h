@@ -31,8 +31,23 @@ struct SegmentProbe {
 };
 
 // What records mean where the formats differ, stated once: the floors above ask these
-// rules rather than branch on the format.
+// rules rather than branch on the format, so a format with the same habits (a later
+// Ignite version's) is a codec and a row of rules, not new branches.
 struct FormatRules {
+  // Where a segment's data ends, and so what a frame that does not verify means there
+  // (WalReader::HandleBadFrame).
+  enum class DataEnd : uint8_t {
+    // walcut's: at the last sound frame of the last segment, past which a write cut short
+    // leaves zeros or a checksum never written; a segment that is not the last ends with a
+    // SWITCH_SEGMENT_RECORD, and bytes after it are damage.
+    kTornWrite,
+    // Ignite's (AbstractWalRecordsIterator): at a type byte 0, at a frame that names
+    // another segment (a reused work file's older contents) or at the end of the file; a
+    // segment filled to its last byte has no SWITCH_SEGMENT_RECORD, and what follows one
+    // is an older segment's.
+    kEndMark,
+  };
+  DataEnd data_end = DataEnd::kTornWrite;
   // A DATA_RECORD_V2 entry whose near version is null is a write of no transaction that
   // may come anywhere in a node's WAL: Ignite's update of an ATOMIC cache, or a
   // rebalance's (flag PRELOAD). In walcut's format, entries of the null id are the
@@ -41,8 +56,31 @@ struct FormatRules {
   // Snapshot and cut records carry no time (Ignite's): the latest time of the node's records
   // before one stands for it.
   bool cut_records_untimed = false;
+  // A transaction's COMMITTED record may come after cut records written since its last
+  // data entry on the node (Ignite logs it when the state changes): the commit is placed
+  // at that entry (libcut/commit_place.h). In walcut's format the record is the place.
+  bool commit_placed_at_entries = false;
+  // A ROLLED_BACK record may come with no role of the transaction open on the node
+  // (Ignite logs the rollback of a transaction never prepared there).
+  bool rollback_without_prepare = false;
+  // The Finish record's sets as Ignite's cut fills them (libcut/window_classifier.h): a
+  // transaction listed After may commit a second role after the record, and one listed
+  // Before may have committed before the Start record.
+  bool finish_sets_watch_commits = false;
+  // Entries carry the partition update counters by which an increment's restore applies
+  // them (Ignite's IncrementalSnapshotProcessor): the check compares each partition's
+  // copies by what they apply (libcut/copy_counters.h).
+  bool copies_by_update_counters = false;
 };
-const FormatRules& RulesOf(SegmentFormat format);
+inline constexpr FormatRules kWalcutRules{};
+inline constexpr FormatRules kIgniteRules{.data_end = FormatRules::DataEnd::kEndMark,
+                                          .writes_without_transaction = true,
+                                          .cut_records_untimed = true,
+                                          .commit_placed_at_entries = true,
+                                          .rollback_without_prepare = true,
+                                          .finish_sets_watch_commits = true,
+                                          .copies_by_update_counters = true};
+inline const FormatRules& RulesOf(SegmentFormat format) { return IsIgnite(format) ? kIgniteRules : kWalcutRules; }
 
 // Looks at up to the first 29 bytes of a segment. A walcut header is recognised by its
 // magic alone (a header with that magic and damage elsewhere is walcut's to report), an

@@ -195,9 +195,14 @@ bool WalReader::Next(const Record** out) {
 }
 
 void WalReader::SetCodec(const SegmentCodec& codec) {
+  if (codec_ != &codec || !decodes_set_) {
+    for (size_t t = 0; t < decodes_.size(); ++t) decodes_[t] = codec.Decodes(static_cast<uint8_t>(t));
+    decodes_set_ = true;
+  }
   codec_ = &codec;
   format_ = codec.format();
   ignite_ = IsIgnite(format_);
+  data_end_ = RulesOf(format_).data_end;
   header_size_ = codec.FrameHeaderSize();
 }
 
@@ -225,15 +230,16 @@ void WalReader::EndOfBytes() {
   const bool empty = bytes_.bytes().empty();
   if (empty && IsLastSegment()) {
     Report(MakeIssue(IssueKind::kTornTail, 0, "last segment is empty"));
-  } else if (!saw_switch_ && !IsLastSegment() && !ignite_) {
-    // (An Ignite segment filled to its last byte has no room for a SWITCH.)
+  } else if (!saw_switch_ && !IsLastSegment() && data_end_ == FormatRules::DataEnd::kTornWrite) {
+    // (Where an end mark ends the data, a segment filled to its last byte has no room for
+    // a SWITCH.)
     Report(MakeIssue(IssueKind::kCorruption, pos_, "segment ends without a SWITCH_SEGMENT_RECORD but is not the last"));
   }
   EndSegment();
 }
 
 void WalReader::AfterSwitch() {
-  if (ignite_) {
+  if (data_end_ == FormatRules::DataEnd::kEndMark) {
     // Ignite reads nothing after a SWITCH; in a reused work file what follows is an
     // older segment's. A .wal.zip is read to its end all the same: its entry is checked
     // against the central directory there.
@@ -308,8 +314,8 @@ bool WalReader::Emit(const FrameView& fv) {
              ? (ignite_ ? codec_->ViewTx(fv.payload, &record_.tx) : ViewTx(fv.payload, &record_.tx))
              : fv.type == static_cast<uint8_t>(RecordType::kData) &&
                    (ignite_ ? codec_->ViewData(fv.payload, &record_.data) : ViewData(fv.payload, &record_.data)));
-    if (viewed) {
-      record_.decoded.type = fv.type;
+    if (viewed || !decodes_[fv.type]) {
+      record_.decoded.type = fv.type;  // (what Decode gives a type it does not decode)
     } else {
       ds = ignite_ ? codec_->Decode(fv.type, fv.payload, &record_.decoded)
                    : DecodePayload(fv.type, fv.payload, &record_.decoded);

@@ -10,6 +10,7 @@
 // same structs either way, each with the format it was read in.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -179,11 +180,11 @@ class WalReader {
   // Hands out a sound frame as record_; false when it is not handed out.
   bool Emit(const FrameView& fv);
   // A frame that is not sound: cut short by the segment's end (a torn tail in the last
-  // segment, damage in another), the same in both formats; otherwise each format's rule of
-  // where its data ends (WalcutBadFrame, IgniteBadFrame).
+  // segment, damage in another), the same in every format; otherwise the format's rule of
+  // where its data ends (FormatRules::data_end: TornWriteBadFrame, EndMarkBadFrame).
   void HandleBadFrame(FrameStatus fs, const FrameView& fv);
-  void WalcutBadFrame(FrameStatus fs, const FrameView& fv);
-  void IgniteBadFrame(FrameStatus fs, const FrameView& fv);
+  void TornWriteBadFrame(FrameStatus fs, const FrameView& fv);
+  void EndMarkBadFrame(FrameStatus fs, const FrameView& fv);
   // The next offset after pos_ where a frame verifies at its own address, or the end of
   // the segment; with `found`, whether one does.
   uint64_t Resync(Issue* issue, bool* found = nullptr);
@@ -201,6 +202,11 @@ class WalReader {
   const SegmentCodec* codec_ = &CodecFor(SegmentFormat::kWalcut);
   SegmentFormat format_ = SegmentFormat::kWalcut;
   bool ignite_ = false;
+  FormatRules::DataEnd data_end_ = FormatRules::DataEnd::kTornWrite;
+  // codec_->Decodes(type) by type: the types it only names (Ignite's page records, most of
+  // a WAL) are handed out undecoded without a call.
+  std::array<bool, 256> decodes_{};
+  bool decodes_set_ = false;
   size_t header_size_ = 0;
   Reporter reporter_;
 

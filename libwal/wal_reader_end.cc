@@ -8,6 +8,7 @@
 #include "libwal/coding.h"
 #include "libwal/format.h"
 #include "libwal/ignite_format.h"
+#include "libwal/segment_format.h"
 #include "libwal/wal_reader.h"
 
 namespace wal {
@@ -61,18 +62,17 @@ void WalReader::HandleBadFrame(FrameStatus fs, const FrameView& fv) {
     EndSegment();
     return;
   }
-  if (ignite_) {
-    IgniteBadFrame(fs, fv);
-  } else {
-    WalcutBadFrame(fs, fv);
+  switch (data_end_) {
+    case FormatRules::DataEnd::kTornWrite: TornWriteBadFrame(fs, fv); break;
+    case FormatRules::DataEnd::kEndMark: EndMarkBadFrame(fs, fv); break;
   }
 }
 
-// walcut's format: the data ends at the end of the last segment's sound frames, where what
-// follows is a torn write (zeros after a frame cut short, a checksum never written); any
-// other bad frame is damage, reported, and a reading that resyncs goes on at the next frame
-// that verifies.
-void WalReader::WalcutBadFrame(FrameStatus status, const FrameView& fv) {
+// DataEnd::kTornWrite (walcut's format): the data ends at the end of the last segment's
+// sound frames, where what follows is a torn write (zeros after a frame cut short, a
+// checksum never written); any other bad frame is damage, reported, and a reading that
+// resyncs goes on at the next frame that verifies.
+void WalReader::TornWriteBadFrame(FrameStatus status, const FrameView& fv) {
   const uint64_t stored = fv.stored_checksum, actual = fv.actual_checksum;
   std::string_view data = bytes_.bytes();
   std::string_view rest = data.substr(pos_);
@@ -138,12 +138,12 @@ void WalReader::WalcutBadFrame(FrameStatus status, const FrameView& fv) {
   if (!StreamDamaged()) ++record_index_;
 }
 
-// Ignite (AbstractWalRecordsIterator): the data ends at a type byte 0, or at a frame
-// whose pointer names another segment (a reused work file's older contents), or at the
-// end of the file; a frame cut short by the end of the last segment is a torn tail, and
-// so is a CRC mismatch on its last record. A frame that fails with sound frames of this
-// segment after it is damage: reported, and reading goes on at the next one.
-void WalReader::IgniteBadFrame(FrameStatus fs, const FrameView& fv) {
+// DataEnd::kEndMark (Ignite's, AbstractWalRecordsIterator): the data ends at a type byte
+// 0, or at a frame whose pointer names another segment (a reused work file's older
+// contents), or at the end of the file; a frame cut short by the end of the last segment is
+// a torn tail, and so is a CRC mismatch on its last record. A frame that fails with sound
+// frames of this segment after it is damage: reported, and reading goes on at the next one.
+void WalReader::EndMarkBadFrame(FrameStatus fs, const FrameView& fv) {
   const bool last = IsLastSegment();
   const uint64_t size = bytes_.bytes().size();
   const bool end_mark = fs == FrameStatus::kEndMark || fs == FrameStatus::kForeignPointer;

@@ -438,7 +438,10 @@ class NodeReplay {
     cut::Side side = cut::Side::kBefore;
   };
   cut::FlatTable<Placed, cut::ByTxId<Placed>> placed_;
-  cut::CommitPlacer placer_;  // Apache Ignite's WAL only
+  cut::CommitPlacer placer_;  // where the format places commits at their entries (Ignite's)
+  // The rules of the format of the records read (the reading's last: one node's WAL is of
+  // one format).
+  const wal::FormatRules* rules_ = &wal::RulesOf(wal::SegmentFormat::kWalcut);
   cut::TxOrder order_;
   wal::DataEntry entry_;  // each DATA record's entries in turn (made once: made, it is zeroed)
   std::vector<wal::RollbackRecord> rollbacks_;
@@ -478,6 +481,7 @@ wal::Status NodeReplay::Replay() {
       break;
     }
     out_.read_to = r->ptr;
+    rules_ = &wal::RulesOf(r->format);
     Progress(r->size);
     wal::Status s;
     if (r->type == static_cast<uint8_t>(wal::RecordType::kData)) {
@@ -486,7 +490,7 @@ wal::Status NodeReplay::Replay() {
       s = OnTx(*r);
     } else if (r->type == static_cast<uint8_t>(wal::RecordType::kRollback)) {
       rollbacks_.push_back(r->decoded.rollback);
-    } else if (plan_.ignite && cut::CommitPlacer::IsCutRecord(r->type)) {
+    } else if (rules_->commit_placed_at_entries && cut::CommitPlacer::IsCutRecord(r->type)) {
       placer_.OnCutRecord(r->ptr);
     } else if (plan_.ignite && wal::IsIgniteOtherDataRecord(r->type)) {
       return wal::Status::NotSupported(fmt::format(
@@ -502,13 +506,13 @@ wal::Status NodeReplay::Replay() {
     return wal::Status::Corruption(
         fmt::format("{}: the WAL ends before the cut's Finish record at {}", plan_.node, plan_.finish.ToString()));
   }
-  if (plan_.ignite) AtFinish();
+  if (rules_->commit_placed_at_entries) AtFinish();
   return wal::Status::Ok();
 }
 
-// Apache Ignite's: a transaction whose entries the WAL holds before the Finish record and
-// whose COMMITTED record comes after it (commit_place.h) is placed by its last entry,
-// as Ignite's restore replays it.
+// Where commits are placed at their entries (Apache Ignite's): a transaction whose entries
+// the WAL holds before the Finish record and whose COMMITTED record comes after it
+// (commit_place.h) is placed by its last entry, as Ignite's restore replays it.
 void NodeReplay::AtFinish() {
   placer_.OnCutRecord(plan_.finish);
   pending_.ForEach([&](const Pending& p) {
@@ -546,7 +550,7 @@ wal::Status NodeReplay::OnData(const wal::Record& r) {
       continue;
     }
     if (std::string why = order_.OnWrite(e.xid); !why.empty()) return OutOfOrder(r, why);
-    if (plan_.ignite) placer_.OnWrite(e.xid, r.ptr);
+    if (rules_->commit_placed_at_entries) placer_.OnWrite(e.xid, r.ptr);
     if (!plan_.Selected(e.cache_id, e.partition)) continue;
     if (last_list_ == kNoList || e.xid != last_xid_) {
       last_xid_ = e.xid;
@@ -629,8 +633,9 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
     (void)order_.OnPrepared(x);
     return wal::Status::Ok();
   }
-  const bool ignite_rollback = wal::IsIgnite(r.format) && t.state == wal::TxState::kRolledBack;
-  if (std::string why = order_.OnFinal(x, wal::TxStateName(t.state), ignite_rollback); !why.empty()) {
+  const bool unprepared_rollback_ok =
+      wal::RulesOf(r.format).rollback_without_prepare && t.state == wal::TxState::kRolledBack;
+  if (std::string why = order_.OnFinal(x, wal::TxStateName(t.state), unprepared_rollback_ok); !why.empty()) {
     return OutOfOrder(r, why);
   }
   // The transaction's writes: out of the table (their list returns to the pool below).
@@ -642,8 +647,8 @@ wal::Status NodeReplay::OnTx(const wal::Record& r) {
   }
   if (t.state == wal::TxState::kRolledBack) {
     if (Placed* p = placed_.Find(x); p != nullptr && !order_.IsOpen(x)) placed_.Erase(p);
-    if (plan_.ignite) placer_.Forget(x);
-  } else if (SideOf(x, plan_.ignite ? placer_.Place(x, r.ptr) : r.ptr) == cut::Side::kAfter) {
+    if (rules_->commit_placed_at_entries) placer_.Forget(x);
+  } else if (SideOf(x, rules_->commit_placed_at_entries ? placer_.Place(x, r.ptr) : r.ptr) == cut::Side::kAfter) {
     ++out_.txs_skipped;
   } else {
     ++out_.txs_applied;

@@ -42,7 +42,7 @@ cut::CutOnNode Cut(std::vector<TxId> before, std::vector<TxId> after) {
 
 std::vector<Kind> Classify(cut::CutOnNode c, bool ignite) {
   cut::WindowClassifier classifier;
-  classifier.set_ignite_rules(ignite);
+  classifier.set_finish_sets_watch_commits(ignite);
   const cut::CommitWindow w = Window();
   classifier.Classify(c, w, Pointer{0, 0}, Pointer{0, 1000});
   std::vector<Kind> kinds;
@@ -112,7 +112,7 @@ TEST(WindowClassifier, ParticipantsAreNodeOrdersInWalcutsFormatOnly) {
     w.OnCommit(t, Pointer{0, 300});
     cut::CutOnNode c = Cut({kInFlight}, {});
     cut::WindowClassifier classifier;
-    classifier.set_ignite_rules(ignite);
+    classifier.set_finish_sets_watch_commits(ignite);
     classifier.Classify(c, w, Pointer{0, 0}, Pointer{0, 1000});
     if (ignite) {
       EXPECT_TRUE(c.participants.empty());
