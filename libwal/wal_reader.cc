@@ -195,10 +195,7 @@ bool WalReader::Next(const Record** out) {
 }
 
 void WalReader::SetCodec(const SegmentCodec& codec) {
-  if (codec_ != &codec || !decodes_set_) {
-    for (size_t t = 0; t < decodes_.size(); ++t) decodes_[t] = codec.Decodes(static_cast<uint8_t>(t));
-    decodes_set_ = true;
-  }
+  for (size_t t = 0; t < decodes_.size(); ++t) decodes_[t] = codec.Decodes(static_cast<uint8_t>(t));
   codec_ = &codec;
   format_ = codec.format();
   ignite_ = IsIgnite(format_);

@@ -203,10 +203,9 @@ class WalReader {
   SegmentFormat format_ = SegmentFormat::kWalcut;
   bool ignite_ = false;
   FormatRules::DataEnd data_end_ = FormatRules::DataEnd::kTornWrite;
-  // codec_->Decodes(type) by type: the types it only names (Ignite's page records, most of
-  // a WAL) are handed out undecoded without a call.
+  // codec_->Decodes(type) by type, set with the codec (per segment): the types it only
+  // names (Ignite's page records, most of a WAL) are handed out undecoded without a call.
   std::array<bool, 256> decodes_{};
-  bool decodes_set_ = false;
   size_t header_size_ = 0;
   Reporter reporter_;
 
