@@ -72,7 +72,7 @@ int RunIgniteData(const DataOptions& o, Output& output) {
   auto stores = app::ResolveIgniteStores(o.paths, o.snapshot);
   if (!stores.ok()) {
     output.Error("{}", stores.status().message());
-    return stores.status().code() == wal::StatusCode::kNotFound ? kExitUnreadable : kExitUsage;
+    return ExitCodeOf(stores.status(), Step::kInputs);
   }
   for (const auto& want : o.nodes) {
     if (std::none_of(stores->nodes.begin(), stores->nodes.end(), [&](const auto& n) { return n.node == want; })) {

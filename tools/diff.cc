@@ -191,7 +191,7 @@ int RunDiff(const DiffOptions& o, Output& output) {
     CutOn ob{b->start, b->finish, {b->before.begin(), b->before.end()}, {b->after.begin(), b->after.end()}};
     if (wal::Status s = DiffNode(n, inputs.nodes[i].wal_dir, ca.base, oa, ob, &changed); !s.ok()) {
       output.Error("refusing to diff: {}", s.message());
-      return s.code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
+      return ExitCodeOf(s, Step::kRefusal);
     }
   }
   if (o.quiet) return kExitOk;

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "libwal/status.h"
+
 namespace tools {
 
 class Sink {
@@ -86,5 +88,16 @@ inline constexpr int kExitInternal = 4;
 // Stopped by SIGINT or SIGTERM before finishing (what it was writing removed): the
 // shell's convention, 128 + the signal; the process exits with the signal's own.
 inline constexpr int kExitInterrupted = 130;
+
+// What a failed step was doing decides what its status means to the user: the same
+// kNotFound is an unreadable input while the inputs are resolved, and a refusal once the
+// data has been read (a node the cut does not name). One row per step, one column per
+// status code, in ExitCodeOf's table (output.cc).
+enum class Step {
+  kInputs,   // resolving the paths given: missing or unreadable is 3, malformed is 2
+  kRefusal,  // the data read says no (restore, diff): 1, but 3 for what could not be read
+  kOutput,   // preparing the output: 3 where the system refused, 2 where the user must choose
+};
+int ExitCodeOf(const wal::Status& status, Step step);
 
 }  // namespace tools

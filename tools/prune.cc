@@ -411,7 +411,7 @@ int RunPrune(const PruneOptions& o, Output& output) {
   auto resolved = app::ResolveWalInputs({o.dir});
   if (!resolved.ok()) {
     output.Error("{}", resolved.status().message());
-    return resolved.status().code() == wal::StatusCode::kInvalidArgument ? kExitUsage : kExitUnreadable;
+    return ExitCodeOf(resolved.status(), Step::kInputs);
   }
   std::map<std::string, wal::WalLocation> ignite_wals;
   for (const auto& in : resolved->nodes) {

@@ -411,7 +411,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
                   : app::PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, chosen, o.nodes);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
-    return plan.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
+    return ExitCodeOf(plan.status(), Step::kRefusal);
   }
   for (auto& n : plan->nodes) {
     n.only_caches = o.caches;
@@ -429,7 +429,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, ignite_caches, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
     output.Error("refusing to restore: {}", s.message());
-    return s.code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitProblems;
+    return ExitCodeOf(s, Step::kRefusal);
   }
   if (o.quiet) return kExitOk;
   fmt::memory_buffer b;

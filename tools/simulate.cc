@@ -44,7 +44,7 @@ int RunSimulate(const SimulateOptions& o, Output& output) {
   if (!staged.ok()) {
     output.Error("{}", staged.status().message());
     output.Hint("choose a new directory, or remove this one first");
-    return staged.status().code() == wal::StatusCode::kIoError ? kExitUnreadable : kExitUsage;
+    return ExitCodeOf(staged.status(), Step::kOutput);
   }
   sim::SimConfig config = o.config;
   config.out_dir = staged->dir();

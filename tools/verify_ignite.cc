@@ -61,7 +61,7 @@ int RunIgniteVerify(const VerifyOptions& o, Output& output) {
   auto stores = app::ResolveIgniteStores(o.dirs, o.snapshot);
   if (!stores.ok()) {
     output.Error("{}", stores.status().message());
-    return stores.status().code() == wal::StatusCode::kNotFound ? kExitUnreadable : kExitUsage;
+    return ExitCodeOf(stores.status(), Step::kInputs);
   }
   std::vector<recovery::IgniteVerifyNode> nodes;
   uint64_t files = 0;
