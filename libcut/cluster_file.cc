@@ -46,23 +46,23 @@ ClusterNode ParseNode(const JsonObject& o) {
   ClusterNode n;
   n.name = o.String("name", 255);
   if (!IsSafeName(n.name)) {
-    throw JsonFieldError(fmt::format(
-        "{}: \"{}\" cannot be a node name (one path component: no '/', no NUL, not . or ..)", o.Where("name"), n.name));
+    o.Fail(fmt::format("{}: \"{}\" cannot be a node name (one path component: no '/', no NUL, not . or ..)",
+                       o.Where("name"), n.name));
   }
   const std::string role = o.String("role", 16);
   if (role != "server" && role != "client") {
-    throw JsonFieldError(fmt::format("{}: \"{}\", expected \"server\" or \"client\"", o.Where("role"), role));
+    o.Fail(fmt::format("{}: \"{}\", expected \"server\" or \"client\"", o.Where("role"), role));
   }
   n.server = role == "server";
   n.id = o.Uuid("id");
   n.order = static_cast<uint16_t>(o.Uint("order", 65535));
-  if (n.order == 0) throw JsonFieldError(fmt::format("{}: 0, orders start at 1", o.Where("order")));
+  if (n.order == 0) o.Fail(fmt::format("{}: 0, orders start at 1", o.Where("order")));
   n.joined_version = static_cast<uint32_t>(o.Uint("joined_topology_version", UINT32_MAX));
   if (o.Has("left_topology_version")) {
     n.left_version = static_cast<uint32_t>(o.Uint("left_topology_version", UINT32_MAX));
     if (*n.left_version <= n.joined_version) {
-      throw JsonFieldError(fmt::format("{}: {} is not after the join ({})", o.Where("left_topology_version"),
-                                       *n.left_version, n.joined_version));
+      o.Fail(fmt::format("{}: {} is not after the join ({})", o.Where("left_topology_version"), *n.left_version,
+                         n.joined_version));
     }
   }
   return n;
@@ -74,16 +74,13 @@ void ParseNodes(const JsonObject& top, ClusterInfo* info) {
   std::set<wal::Uuid> ids;
   std::set<uint16_t> orders;
   const auto& nodes = top.Array("nodes", kMaxNodes);
-  if (nodes.empty()) throw JsonFieldError("nodes: no node");
+  if (nodes.empty()) top.Fail("nodes: no node");
   for (size_t i = 0; i < nodes.size(); ++i) {
-    JsonObject o(nodes[i], fmt::format("nodes[{}]", i));
+    JsonObject o = top.Element(nodes[i], fmt::format("nodes[{}]", i));
     ClusterNode n = ParseNode(o);
-    if (!names.insert(n.name).second)
-      throw JsonFieldError(fmt::format("{}: \"{}\" appears twice", o.Where("name"), n.name));
-    if (!ids.insert(n.id).second)
-      throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), n.id.ToString()));
-    if (!orders.insert(n.order).second)
-      throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("order"), n.order));
+    if (!names.insert(n.name).second) o.Fail(fmt::format("{}: \"{}\" appears twice", o.Where("name"), n.name));
+    if (!ids.insert(n.id).second) o.Fail(fmt::format("{}: {} appears twice", o.Where("id"), n.id.ToString()));
+    if (!orders.insert(n.order).second) o.Fail(fmt::format("{}: {} appears twice", o.Where("order"), n.order));
     info->nodes.push_back(std::move(n));
   }
 }
@@ -94,18 +91,18 @@ std::vector<std::vector<std::string>> ParsePlacement(const ClusterInfo& info, co
 // Returns the largest partition count of the caches.
 uint32_t ParseCaches(const JsonObject& top, ClusterInfo* info) {
   const auto& caches = top.Array("caches", kMaxNodes);
-  if (caches.empty()) throw JsonFieldError("caches: no cache");
+  if (caches.empty()) top.Fail("caches: no cache");
   std::set<uint32_t> cache_ids;
   uint32_t widest = 0;
   for (size_t i = 0; i < caches.size(); ++i) {
-    JsonObject o(caches[i], fmt::format("caches[{}]", i));
+    JsonObject o = top.Element(caches[i], fmt::format("caches[{}]", i));
     CacheInfo c;
     c.id = static_cast<uint32_t>(o.Uint("id", UINT32_MAX));
     c.name = o.String("name", 255);
     c.partitions = static_cast<uint32_t>(o.Uint("partitions", 65536));
-    if (c.partitions == 0) throw JsonFieldError(fmt::format("{}: 0", o.Where("partitions")));
+    if (c.partitions == 0) o.Fail(fmt::format("{}: 0", o.Where("partitions")));
     c.backups = static_cast<uint32_t>(o.Uint("backups", kMaxNodes));
-    if (!cache_ids.insert(c.id).second) throw JsonFieldError(fmt::format("{}: {} appears twice", o.Where("id"), c.id));
+    if (!cache_ids.insert(c.id).second) o.Fail(fmt::format("{}: {} appears twice", o.Where("id"), c.id));
     if (o.Has("assignment")) c.assignment = ParsePlacement(*info, o, c.partitions, "the cache has", nullptr);
     if (o.Has("atomic")) c.atomic = o.Bool("atomic");
     widest = std::max(widest, c.partitions);
@@ -114,10 +111,11 @@ uint32_t ParseCaches(const JsonObject& top, ClusterInfo* info) {
   return widest;
 }
 
-std::string ServerName(const ClusterInfo& info, const nlohmann::json& j, const std::string& where) {
-  std::string name = JsonString(j, where, 255);
+std::string ServerName(const ClusterInfo& info, const nlohmann::json& j, const std::string& where,
+                       JsonErrors* errors) {
+  std::string name = JsonString(j, where, errors, 255);
   const ClusterNode* n = info.FindNode(name);
-  if (n == nullptr || !n->server) throw JsonFieldError(fmt::format("{}: \"{}\" is not a server of nodes", where, name));
+  if (n == nullptr || !n->server) errors->Fail(fmt::format("{}: \"{}\" is not a server of nodes", where, name));
   return name;
 }
 
@@ -127,24 +125,24 @@ std::vector<std::vector<std::string>> ParsePlacement(const ClusterInfo& info, co
                                                      const char* of, const TopologyInfo* version) {
   const auto& assignment = o.Array("assignment", 65536);
   if (assignment.size() != partitions) {
-    throw JsonFieldError(
-        fmt::format("{}: {} partitions, {} {}", o.Where("assignment"), assignment.size(), of, partitions));
+    o.Fail(fmt::format("{}: {} partitions, {} {}", o.Where("assignment"), assignment.size(), of, partitions));
   }
   std::vector<std::vector<std::string>> out;
   for (size_t p = 0; p < assignment.size(); ++p) {
     const std::string where = fmt::format("{}[{}]", o.Where("assignment"), p);
-    if (!assignment[p].is_array() || assignment[p].size() > kMaxNodes)
-      throw JsonFieldError(where + ": expected an array of server names");
     std::vector<std::string> row;
+    if (!assignment[p].is_array() || assignment[p].size() > kMaxNodes) {
+      o.Fail(where + ": expected an array of server names");
+      out.push_back(std::move(row));
+      continue;
+    }
     for (const auto& h : assignment[p]) {
-      std::string name = ServerName(info, h, where);
+      std::string name = ServerName(info, h, where, o.errors());
       if (version != nullptr &&
           std::find(version->servers.begin(), version->servers.end(), name) == version->servers.end()) {
-        throw JsonFieldError(
-            fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, version->version));
+        o.Fail(fmt::format("{}: \"{}\" is not among the servers of version {}", where, name, version->version));
       }
-      if (std::find(row.begin(), row.end(), name) != row.end())
-        throw JsonFieldError(fmt::format("{}: \"{}\" twice", where, name));
+      if (std::find(row.begin(), row.end(), name) != row.end()) o.Fail(fmt::format("{}: \"{}\" twice", where, name));
       row.push_back(std::move(name));
     }
     out.push_back(std::move(row));
@@ -155,34 +153,39 @@ std::vector<std::vector<std::string>> ParsePlacement(const ClusterInfo& info, co
 // Versions in increasing order.
 void ParseVersions(const JsonObject& top, uint32_t widest, ClusterInfo* info) {
   const auto& versions = top.Array("topology_versions", 1u << 20);
-  if (versions.empty()) throw JsonFieldError("topology_versions: no version");
+  if (versions.empty()) top.Fail("topology_versions: no version");
   for (size_t i = 0; i < versions.size(); ++i) {
-    JsonObject o(versions[i], fmt::format("topology_versions[{}]", i));
+    JsonObject o = top.Element(versions[i], fmt::format("topology_versions[{}]", i));
     TopologyInfo t;
     t.version = static_cast<uint32_t>(o.Uint("version", UINT32_MAX));
     if (!info->versions.empty() && t.version <= info->versions.back().version) {
-      throw JsonFieldError(
-          fmt::format("{}: {} does not follow {}", o.Where("version"), t.version, info->versions.back().version));
+      o.Fail(fmt::format("{}: {} does not follow {}", o.Where("version"), t.version, info->versions.back().version));
     }
     if (o.Has("event")) t.event = o.String("event");
     const auto& servers = o.Array("servers", kMaxNodes);
     for (size_t s = 0; s < servers.size(); ++s) {
-      t.servers.push_back(ServerName(*info, servers[s], fmt::format("{}[{}]", o.Where("servers"), s)));
+      t.servers.push_back(ServerName(*info, servers[s], fmt::format("{}[{}]", o.Where("servers"), s), o.errors()));
     }
     if (o.Has("clients")) {
       const auto& clients = o.Array("clients", kMaxNodes);
-      for (size_t k = 0; k < clients.size(); ++k) t.clients.push_back(JsonString(clients[k], o.Where("clients"), 255));
+      for (size_t k = 0; k < clients.size(); ++k) {
+        t.clients.push_back(JsonString(clients[k], o.Where("clients"), o.errors(), 255));
+      }
     }
     t.assignment = ParsePlacement(*info, o, widest, "the caches have", &t);
     info->versions.push_back(std::move(t));
   }
 }
 
-ClusterInfo Parse(const nlohmann::json& doc) {
-  JsonObject top(doc, "");
-  const uint64_t schema = top.Uint("schema");
-  if (schema != 1) throw JsonFieldError(fmt::format("schema {} is not supported (this walcut reads schema 1)", schema));
+ClusterInfo Parse(const nlohmann::json& doc, JsonErrors* errors) {
+  JsonObject top(doc, "", errors);
   ClusterInfo info;
+  const uint64_t schema = top.Uint("schema");
+  if (!errors->ok()) return info;
+  if (schema != 1) {
+    top.Fail(fmt::format("schema {} is not supported (this walcut reads schema 1)", schema));
+    return info;
+  }
   if (top.Has("seed")) info.seed = top.String("seed", 64);
   ParseNodes(top, &info);
   const uint32_t widest = ParseCaches(top, &info);
@@ -197,13 +200,12 @@ ClusterInfo Parse(const nlohmann::json& doc) {
 wal::Result<ClusterInfo> ParseClusterFile(std::string_view text, const std::string& path) {
   auto doc = ParseJson(text, path);
   if (!doc.ok()) return doc.status();
-  try {
-    return Parse(*doc);
-  } catch (const JsonFieldError& e) {
-    const bool version = std::string_view(e.what()).starts_with("schema ");
-    return wal::Status(version ? wal::StatusCode::kNotSupported : wal::StatusCode::kCorruption,
-                       fmt::format("\"{}\": {}", path, e.what()));
-  }
+  JsonErrors errors;
+  ClusterInfo info = Parse(*doc, &errors);
+  if (errors.ok()) return info;
+  const bool version = std::string_view(errors.first()).starts_with("schema ");
+  return wal::Status(version ? wal::StatusCode::kNotSupported : wal::StatusCode::kCorruption,
+                     fmt::format("\"{}\": {}", path, errors.first()));
 }
 
 wal::Result<ClusterInfo> ReadClusterFile(const std::string& dir) {

@@ -77,7 +77,7 @@ class CommitPlacer {
   }
 
   void Save(VarintWriter& o) const;
-  void Load(VarintReader& in);  // throws CodecError
+  void Load(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
  private:
   bool Take(const wal::TxId& x, Entries* e) {

@@ -151,7 +151,7 @@ class CommitWindow {
 
   // The state, for a reading resumed later (NodeIndexStream checkpoints, index_state.cc).
   void Save(VarintWriter& o) const;
-  void Load(VarintReader& in);  // throws CodecError
+  void Load(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
  private:
   struct OrdersHash {

@@ -134,13 +134,10 @@ wal::Result<std::unique_ptr<NodeIndexStream>> NodeIndexStream::Resume(const std:
   std::unique_ptr<NodeIndexStream> s(new NodeIndexStream());
   Impl* impl = s->impl_.get();
   impl->want_checkpoint = checkpoint;
-  try {
-    VarintReader in(from.state.data(), from.state.size());
-    impl->builder.Load(in);
-    if (in.left() != 0) throw CodecError("bytes after the state");
-  } catch (const CodecError& e) {
-    return wal::Status::Corruption(fmt::format("the saved reading of node {}: {}", node, e.what()));
-  }
+  VarintReader in(from.state.data(), from.state.size());
+  impl->builder.Load(in);
+  if (in.left() != 0) in.Fail("bytes after the state");
+  if (!in.ok()) return wal::Status::Corruption(fmt::format("the saved reading of node {}: {}", node, in.error()));
   if (impl->progress.node != node) {
     return wal::Status::InvalidArgument(
         fmt::format("the saved reading is node {}'s, not node {}'s", impl->progress.node, node));

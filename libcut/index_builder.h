@@ -53,7 +53,7 @@ class IndexBuilder {
   // The state between two records, with the index read so far (but its cuts handed
   // over), for a reading resumed later at the next segment file (cut_index.h).
   void Save(VarintWriter& o) const;
-  void Load(VarintReader& in);  // throws CodecError
+  void Load(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
  private:
   // A cut not yet handed over.

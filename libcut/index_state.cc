@@ -64,8 +64,14 @@ void CommitPlacer::Load(VarintReader& in) {
     Entries e;
     e.first = in.Ptr();
     e.last = in.Ptr();
-    if (e.last < e.first) throw CodecError("a transaction's last entry before its first");
-    if ((has_last_ && x == last_xid_) || held_.count(x) != 0) throw CodecError("a transaction's entries twice");
+    if (e.last < e.first) {
+      in.Fail("a transaction's last entry before its first");
+      return;
+    }
+    if ((has_last_ && x == last_xid_) || held_.count(x) != 0) {
+      in.Fail("a transaction's entries twice");
+      return;
+    }
     if (has_last_) held_.insert_or_assign(last_xid_, last_);
     has_last_ = true;
     last_xid_ = x;
@@ -164,7 +170,8 @@ void CommitWindow::Load(VarintReader& in) {
     c.writes_begin = in.U();
     if (c.writes_begin < writes_base_ || c.writes_begin - writes_base_ > writes_.size() ||
         c.writes_count > writes_.size() - (c.writes_begin - writes_base_)) {
-      throw CodecError("a commit's writes lie outside the window");
+      in.Fail("a commit's writes lie outside the window");
+      c.writes_count = 0;
     }
     return c;
   };
@@ -173,7 +180,8 @@ void CommitWindow::Load(VarintReader& in) {
     const Commit c = get();
     // LowerBound and DropBefore rely on the order of place.
     if (!commits_.empty() && c.ptr < commits_[commits_.size() - 1].ptr) {
-      throw CodecError("the window's commits are not in order of place");
+      in.Fail("the window's commits are not in order of place");
+      return;
     }
     commits_.push_back(c);
   }
@@ -293,7 +301,10 @@ void IndexBuilder::Load(VarintReader& in) {
     }
     states_.push_back(std::move(s));
     CutState* back = &states_.back();
-    if (by_id_.count(back->cut.id) != 0) throw CodecError("a cut open twice");
+    if (by_id_.count(back->cut.id) != 0) {
+      in.Fail("a cut open twice");
+      return;
+    }
     by_id_[back->cut.id] = back;
     if (back->cut.has_start && !back->finalized) open_starts_.emplace(back->cut.start, back);
   }

@@ -75,8 +75,28 @@ wal::Status CheckJsonSeal(nlohmann::json* doc, const std::string& path) {
   return wal::Status::Ok();
 }
 
-JsonObject::JsonObject(const nlohmann::json& j, std::string where) : j_(j), where_(std::move(where)) {
-  if (!j_.is_object()) throw JsonFieldError(fmt::format("{}: not an object", where_.empty() ? "document" : where_));
+namespace {
+
+const nlohmann::json& NullJson() {
+  static const nlohmann::json null;
+  return null;
+}
+
+const nlohmann::json& EmptyObject() {
+  static const nlohmann::json object = nlohmann::json::object();
+  return object;
+}
+
+const nlohmann::json& EmptyArray() {
+  static const nlohmann::json array = nlohmann::json::array();
+  return array;
+}
+
+}  // namespace
+
+JsonObject::JsonObject(const nlohmann::json& j, std::string where, JsonErrors* errors)
+    : j_(j.is_object() ? j : EmptyObject()), where_(std::move(where)), errors_(errors) {
+  if (!j.is_object()) Fail(fmt::format("{}: not an object", where_.empty() ? "document" : where_));
 }
 
 std::string JsonObject::Where(const char* key) const { return where_.empty() ? key : where_ + "." + key; }
@@ -85,77 +105,109 @@ bool JsonObject::Has(const char* key) const { return j_.contains(key); }
 
 const nlohmann::json& JsonObject::At(const char* key) const {
   auto it = j_.find(key);
-  if (it == j_.end()) throw JsonFieldError(fmt::format("{}: missing", Where(key)));
+  if (it == j_.end()) {
+    Fail(fmt::format("{}: missing", Where(key)));
+    return NullJson();
+  }
   return *it;
 }
 
-uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t max) {
+uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t max, JsonErrors* errors) {
   if (!j.is_number_unsigned()) {
-    throw JsonFieldError(fmt::format("{}: expected a non-negative integer, found {}", where, j.type_name()));
+    errors->Fail(fmt::format("{}: expected a non-negative integer, found {}", where, j.type_name()));
+    return 0;
   }
   const uint64_t v = j.get<uint64_t>();
-  if (v > max) throw JsonFieldError(fmt::format("{}: {} is larger than {}", where, v, max));
+  if (v > max) {
+    errors->Fail(fmt::format("{}: {} is larger than {}", where, v, max));
+    return 0;
+  }
   return v;
 }
 
-std::string JsonString(const nlohmann::json& j, const std::string& where, size_t max_size) {
-  if (!j.is_string()) throw JsonFieldError(fmt::format("{}: expected a string, found {}", where, j.type_name()));
+std::string JsonString(const nlohmann::json& j, const std::string& where, JsonErrors* errors, size_t max_size) {
+  if (!j.is_string()) {
+    errors->Fail(fmt::format("{}: expected a string, found {}", where, j.type_name()));
+    return {};
+  }
   const auto& s = j.get_ref<const std::string&>();
-  if (s.size() > max_size)
-    throw JsonFieldError(fmt::format("{}: a string of {} bytes, more than {}", where, s.size(), max_size));
+  if (s.size() > max_size) {
+    errors->Fail(fmt::format("{}: a string of {} bytes, more than {}", where, s.size(), max_size));
+    return {};
+  }
   return s;
 }
 
-uint64_t JsonObject::Uint(const char* key, uint64_t max) const { return JsonUint(At(key), Where(key), max); }
+uint64_t JsonObject::Uint(const char* key, uint64_t max) const { return JsonUint(At(key), Where(key), max, errors_); }
 
 int64_t JsonObject::Int(const char* key) const {
   const auto& v = At(key);
-  if (!v.is_number_integer())
-    throw JsonFieldError(fmt::format("{}: expected an integer, found {}", Where(key), v.type_name()));
+  if (!v.is_number_integer()) {
+    Fail(fmt::format("{}: expected an integer, found {}", Where(key), v.type_name()));
+    return 0;
+  }
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    throw JsonFieldError(fmt::format("{}: out of range", Where(key)));
+    Fail(fmt::format("{}: out of range", Where(key)));
+    return 0;
   }
   return v.get<int64_t>();
 }
 
 bool JsonObject::Bool(const char* key) const {
   const auto& v = At(key);
-  if (!v.is_boolean())
-    throw JsonFieldError(fmt::format("{}: expected true or false, found {}", Where(key), v.type_name()));
+  if (!v.is_boolean()) {
+    Fail(fmt::format("{}: expected true or false, found {}", Where(key), v.type_name()));
+    return false;
+  }
   return v.get<bool>();
 }
 
 std::string JsonObject::String(const char* key, size_t max_size) const {
-  return JsonString(At(key), Where(key), max_size);
+  return JsonString(At(key), Where(key), errors_, max_size);
 }
 
 wal::Uuid JsonObject::Uuid(const char* key) const {
-  auto u = wal::Uuid::Parse(String(key, 64));
-  if (!u) throw JsonFieldError(fmt::format("{}: not a UUID", Where(key)));
+  const std::string text = String(key, 64);
+  auto u = wal::Uuid::Parse(text);
+  if (!u) {
+    Fail(fmt::format("{}: not a UUID", Where(key)));
+    return {};
+  }
   return *u;
 }
 
 wal::Pointer JsonObject::Pointer(const char* key) const {
   auto p = wal::Pointer::Parse(String(key, 64));
-  if (!p) throw JsonFieldError(fmt::format("{}: not a pointer SEG:OFF", Where(key)));
+  if (!p) {
+    Fail(fmt::format("{}: not a pointer SEG:OFF", Where(key)));
+    return {};
+  }
   return *p;
 }
 
 wal::TxId JsonObject::TxId(const char* key) const {
   auto t = wal::TxId::Parse(String(key, 64));
-  if (!t) throw JsonFieldError(fmt::format("{}: not a transaction id T.N.O", Where(key)));
+  if (!t) {
+    Fail(fmt::format("{}: not a transaction id T.N.O", Where(key)));
+    return {};
+  }
   return *t;
 }
 
 const nlohmann::json& JsonObject::Array(const char* key, size_t max_size) const {
   const auto& v = At(key);
-  if (!v.is_array()) throw JsonFieldError(fmt::format("{}: expected an array, found {}", Where(key), v.type_name()));
-  if (v.size() > max_size)
-    throw JsonFieldError(fmt::format("{}: {} elements, more than {}", Where(key), v.size(), max_size));
+  if (!v.is_array()) {
+    Fail(fmt::format("{}: expected an array, found {}", Where(key), v.type_name()));
+    return EmptyArray();
+  }
+  if (v.size() > max_size) {
+    Fail(fmt::format("{}: {} elements, more than {}", Where(key), v.size(), max_size));
+    return EmptyArray();
+  }
   return v;
 }
 
-JsonObject JsonObject::Object(const char* key) const { return JsonObject(At(key), Where(key)); }
+JsonObject JsonObject::Object(const char* key) const { return JsonObject(At(key), Where(key), errors_); }
 
 bool IsSafeName(std::string_view name) {
   if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;

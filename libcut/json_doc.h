@@ -6,9 +6,9 @@
 
 #include <cstdint>
 #include <limits>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -31,20 +31,36 @@ wal::Result<nlohmann::json> ParseJson(std::string_view text, const std::string& 
 std::string SealJson(nlohmann::ordered_json doc);
 wal::Status CheckJsonSeal(nlohmann::json* doc, const std::string& path);
 
-// Thrown by the accessors below and caught by each file's reader, which turns it into
-// a kCorruption Status; it never leaves a library.
-struct JsonFieldError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// What is wrong with a document, as its reader goes: the first fault found, by the
+// accessors below or by the reader's own checks. Later ones are not kept, and the reader
+// asks ok() when it is done (or sooner, where going on would mean nothing).
+class JsonErrors {
+ public:
+  void Fail(std::string message) {
+    if (ok_) first_ = std::move(message);
+    ok_ = false;
+  }
+  bool ok() const { return ok_; }
+  const std::string& first() const { return first_; }
+
+ private:
+  bool ok_ = true;
+  std::string first_;
 };
 
-// Checked access to one JSON object; `where` names it in messages ("nodes[2]").
+// Checked access to one JSON object; `where` names it in messages ("nodes[2]"). A field
+// missing, of the wrong type or out of range goes to `errors`, and its accessor returns
+// zero, false, an empty string, array or object, or a null value (At): nothing a reader
+// could mistake for content, since the document is refused.
 class JsonObject {
  public:
-  JsonObject(const nlohmann::json& j, std::string where);
+  JsonObject(const nlohmann::json& j, std::string where, JsonErrors* errors);
 
   bool Has(const char* key) const;
   const nlohmann::json& At(const char* key) const;  // present
   std::string Where(const char* key) const;
+  JsonErrors* errors() const { return errors_; }
+  void Fail(std::string message) const { errors_->Fail(std::move(message)); }
 
   uint64_t Uint(const char* key, uint64_t max = std::numeric_limits<uint64_t>::max()) const;
   int64_t Int(const char* key) const;
@@ -55,17 +71,21 @@ class JsonObject {
   wal::TxId TxId(const char* key) const;
   const nlohmann::json& Array(const char* key, size_t max_size = std::numeric_limits<size_t>::max()) const;
   JsonObject Object(const char* key) const;
+  // An element of one of this object's arrays, as an object named `where`.
+  JsonObject Element(const nlohmann::json& j, std::string where) const { return {j, std::move(where), errors_}; }
 
   const nlohmann::json& json() const { return j_; }
 
  private:
   const nlohmann::json& j_;
   std::string where_;
+  JsonErrors* errors_;
 };
 
 // The same checks on a value that is not a member (an array element).
-uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t max);
-std::string JsonString(const nlohmann::json& j, const std::string& where, size_t max_size = 4096);
+uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t max, JsonErrors* errors);
+std::string JsonString(const nlohmann::json& j, const std::string& where, JsonErrors* errors,
+                       size_t max_size = 4096);
 
 // A node or snapshot name used as a file name: one path component, 1 to 255 bytes, no
 // '/', no NUL, not "." or "..".

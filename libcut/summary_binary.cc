@@ -40,7 +40,6 @@ constexpr uint64_t kMaxRatio = 255;
 // Cut flags.
 constexpr uint64_t kHasStart = 1, kHasFinish = 2, kHasUnverifiable = 4;
 
-using Bad = CodecError;
 using Out = VarintWriter;
 using In = VarintReader;
 
@@ -60,8 +59,8 @@ class TxCoder {
   }
   wal::TxId Get(In& in) {
     wal::TxId x;
-    x.topology_version = Narrow(static_cast<int64_t>(tv_) + in.Z(), "a topology version");
-    x.node_order = Narrow(static_cast<int64_t>(node_) + in.Z(), "a node order");
+    x.topology_version = Narrow(in, static_cast<int64_t>(tv_) + in.Z(), "a topology version");
+    x.node_order = Narrow(in, static_cast<int64_t>(node_) + in.Z(), "a node order");
     uint64_t& last = Last(x.node_order);
     x.order = last + static_cast<uint64_t>(in.Z());
     tv_ = x.topology_version;
@@ -72,9 +71,10 @@ class TxCoder {
 
  private:
   static constexpr uint32_t kTracked = 1u << 16;
-  static uint32_t Narrow(int64_t v, const char* what) {
-    if (v < 0 || v > UINT32_MAX) throw Bad(fmt::format("{} out of range in a transaction id", what));
-    return static_cast<uint32_t>(v);
+  static uint32_t Narrow(In& in, int64_t v, const char* what) {
+    if (v >= 0 && v <= UINT32_MAX) return static_cast<uint32_t>(v);
+    in.Fail(fmt::format("{} out of range in a transaction id", what));
+    return 0;
   }
   uint64_t& Last(uint32_t node) {
     if (node >= kTracked) return untracked_ = 0;
@@ -105,8 +105,8 @@ class PtrCoder {
     p.segment = last_.segment + static_cast<uint64_t>(in.Z());
     if (p.segment == last_.segment) {
       const int64_t off = static_cast<int64_t>(last_.offset) + in.Z();
-      if (off < 0 || off > UINT32_MAX) throw Bad("an offset out of range");
-      p.offset = static_cast<uint32_t>(off);
+      if (off < 0 || off > UINT32_MAX) in.Fail("an offset out of range");
+      p.offset = in.ok() ? static_cast<uint32_t>(off) : 0;
     } else {
       p.offset = static_cast<uint32_t>(in.U(UINT32_MAX, "an offset"));
     }
@@ -249,10 +249,10 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
   c = CutOnNode();
   c.id = in.Id();
   const uint64_t flags = in.U();
-  if ((flags & ~(kHasStart | kHasFinish | kHasUnverifiable)) != 0) throw Bad(fmt::format("unknown flags {:#x}", flags));
+  if ((flags & ~(kHasStart | kHasFinish | kHasUnverifiable)) != 0) return in.Fail(fmt::format("unknown flags {:#x}", flags));
   c.has_start = (flags & kHasStart) != 0;
   c.has_finish = (flags & kHasFinish) != 0;
-  if (!c.has_start && !c.has_finish) throw Bad("neither a Start nor a Finish record");
+  if (!c.has_start && !c.has_finish) return in.Fail("neither a Start nor a Finish record");
   if (c.has_start) c.start = in.Ptr();
   if (c.has_finish) c.finish = in.Ptr();
   c.topology_version = static_cast<uint32_t>(in.U(UINT32_MAX, "topology version"));
@@ -265,7 +265,7 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
   const uint64_t shared = in.U(n, "transactions shared with the previous cut");
   const uint64_t from = shared > 0 ? in.U() : 0;
   if (shared > 0 && (from > prev.size() || shared > prev.size() - from)) {
-    throw Bad(fmt::format("{} transactions from position {} of the previous cut's {}", shared, from, prev.size()));
+    return in.Fail(fmt::format("{} transactions from position {} of the previous cut's {}", shared, from, prev.size()));
   }
   c.txs.reserve(n);
   c.txs.insert(c.txs.end(), prev.begin() + static_cast<ptrdiff_t>(from),
@@ -284,13 +284,13 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
     t.side = (sp & 1) != 0 ? Side::kAfter : Side::kBefore;
     const uint64_t count = sp >> 1;
     if (count == 0) continue;
-    if (count > 65535 || count > in.left()) throw Bad(fmt::format("transaction {}: {} participants", k, count));
+    if (count > 65535 || count > in.left()) return in.Fail(fmt::format("transaction {}: {} participants", k, count));
     c.participants.push_back(
         {static_cast<uint32_t>(k), static_cast<uint32_t>(c.participant_nodes.size()), static_cast<uint32_t>(count)});
     int64_t last = 0;
     for (uint64_t i = 0; i < count; ++i) {
       last += in.Z();
-      if (last < 0 || last > 65535) throw Bad(fmt::format("transaction {}: a participant out of range", k));
+      if (last < 0 || last > 65535) return in.Fail(fmt::format("transaction {}: a participant out of range", k));
       c.participant_nodes.push_back(static_cast<uint16_t>(last));
     }
   }
@@ -300,7 +300,7 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
     LocalProblem p;
     const uint64_t kind = in.U(255, "problem kind");
     if (!IsLocalKind(static_cast<Kind>(kind)) || !ParseKind(KindName(static_cast<Kind>(kind)))) {
-      throw Bad(fmt::format("problem {}: kind {} is not one a node's WAL shows", k, kind));
+      return in.Fail(fmt::format("problem {}: kind {} is not one a node's WAL shows", k, kind));
     }
     p.kind = static_cast<Kind>(kind);
     if (in.U(1, "problem flag") == 1) p.xid = problem_xids.Get(in);
@@ -312,7 +312,7 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
   if (strict && c.has_start && c.has_finish && c.finish < c.start &&
       std::none_of(c.problems.begin(), c.problems.end(),
                    [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
-    throw Bad("its Finish record precedes its Start record, and no problem says so");
+    in.Fail("its Finish record precedes its Start record, and no problem says so");
   }
 }
 
@@ -403,11 +403,11 @@ class BinaryStream : public SummaryStream {
     }
     offset_ = kFileHeader;
     if (!ReadFrame(kNodeFrame, "the node's frame")) return status_;
-    try {
+    {
       In in(raw_.data(), raw_.size());
       NodeIndex& n = node_;
       n.node = in.Str(255, "node");
-      if (!IsSafeName(n.node)) throw Bad(fmt::format("\"{}\" cannot be a node name", n.node));
+      if (in.ok() && !IsSafeName(n.node)) in.Fail(fmt::format("\"{}\" cannot be a node name", n.node));
       n.node_id = in.Id();
       n.order = static_cast<uint16_t>(in.U(65535, "node order"));
       n.begin = in.Ptr();
@@ -420,9 +420,8 @@ class BinaryStream : public SummaryStream {
       for (auto& e : n.read_errors) e = in.Str(1 << 16, "read error");
       n.snapshots = GetSnapshots(in);
       cuts_ = in.U();
-      if (in.left() != 0) throw Bad(fmt::format("{} bytes after its fields", in.left()));
-    } catch (const Bad& e) {
-      return Stop(Damage(frame_at_, fmt::format("the node's frame: {}", e.what()), false));
+      if (in.left() != 0) in.Fail(fmt::format("{} bytes after its fields", in.left()));
+      if (!in.ok()) return Stop(Damage(frame_at_, fmt::format("the node's frame: {}", in.error()), false));
     }
     return wal::Status::Ok();
   }
@@ -443,14 +442,15 @@ class BinaryStream : public SummaryStream {
     }
     const std::string what = fmt::format("cut {} of {}", read_ + 1, cuts_);
     if (!ReadFrame(kCutFrame, what)) return false;
-    try {
+    {
       In in(raw_.data(), raw_.size());
       DecodeCut(in, prev_, true, out);
-      if (in.left() != 0) throw Bad(fmt::format("{} bytes after its fields", in.left()));
-      if (!ids_.insert(out->id).second) throw Bad(fmt::format("cut {} is given twice", out->id.ToString()));
-    } catch (const Bad& e) {
-      Fail(Damage(frame_at_, fmt::format("{}: {}", what, e.what()), false));
-      return false;
+      if (in.left() != 0) in.Fail(fmt::format("{} bytes after its fields", in.left()));
+      if (in.ok() && !ids_.insert(out->id).second) in.Fail(fmt::format("cut {} is given twice", out->id.ToString()));
+      if (!in.ok()) {
+        Fail(Damage(frame_at_, fmt::format("{}: {}", what, in.error()), false));
+        return false;
+      }
     }
     ++read_;
     prev_.assign(out->txs.begin(), out->txs.end());
@@ -629,7 +629,8 @@ CutOnNode GetCut(VarintReader& in) {
   In cut_in(bytes.data(), bytes.size());
   CutOnNode c;
   DecodeCut(cut_in, {}, false, &c);
-  if (cut_in.left() != 0) throw Bad("bytes after a cut's fields");
+  if (cut_in.left() != 0) cut_in.Fail("bytes after a cut's fields");
+  if (!cut_in.ok()) in.Fail(cut_in.error());
   return c;
 }
 

@@ -35,13 +35,13 @@ wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, c
 wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin);
 // A node's base snapshots: U count, then S name, P at, U timestamp each.
 void PutSnapshots(VarintWriter& o, const std::vector<BaseSnapshot>& v);
-std::vector<BaseSnapshot> GetSnapshots(VarintReader& in);  // throws CodecError
+std::vector<BaseSnapshot> GetSnapshots(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
 // One cut as a length-prefixed field of its own (a cut frame's fields, with no previous
 // cut to refer to), for state files; GetCut takes a cut still being built (no check that
 // a Finish before a Start is reported).
 void PutCut(VarintWriter& o, const CutOnNode& c);
-CutOnNode GetCut(VarintReader& in);  // throws CodecError
+CutOnNode GetCut(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
 // A resume-state file: its own magic and schema, then one checksummed frame of `raw`.
 std::string EncodeStateFile(const std::string& raw);

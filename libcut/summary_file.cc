@@ -100,22 +100,29 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
 
 namespace {
 
-Side ParseSide(const nlohmann::json& j, const std::string& where) {
-  const std::string s = JsonString(j, where, 1);
+Side ParseSide(const nlohmann::json& j, const std::string& where, JsonErrors* errors) {
+  const std::string s = JsonString(j, where, errors, 1);
   if (s == "B") return Side::kBefore;
   if (s == "A") return Side::kAfter;
-  throw JsonFieldError(fmt::format("{}: \"{}\", expected \"B\" or \"A\"", where, s));
+  errors->Fail(fmt::format("{}: \"{}\", expected \"B\" or \"A\"", where, s));
+  return Side::kBefore;
 }
 
-wal::Pointer ParsePointer(const nlohmann::json& j, const std::string& where) {
-  auto p = wal::Pointer::Parse(JsonString(j, where, 64));
-  if (!p) throw JsonFieldError(fmt::format("{}: not a pointer SEG:OFF", where));
+wal::Pointer ParsePointer(const nlohmann::json& j, const std::string& where, JsonErrors* errors) {
+  auto p = wal::Pointer::Parse(JsonString(j, where, errors, 64));
+  if (!p) {
+    errors->Fail(fmt::format("{}: not a pointer SEG:OFF", where));
+    return {};
+  }
   return *p;
 }
 
-wal::TxId ParseTxId(const nlohmann::json& j, const std::string& where) {
-  auto t = wal::TxId::Parse(JsonString(j, where, 64));
-  if (!t) throw JsonFieldError(fmt::format("{}: not a transaction id T.N.O", where));
+wal::TxId ParseTxId(const nlohmann::json& j, const std::string& where, JsonErrors* errors) {
+  auto t = wal::TxId::Parse(JsonString(j, where, errors, 64));
+  if (!t) {
+    errors->Fail(fmt::format("{}: not a transaction id T.N.O", where));
+    return {};
+  }
   return *t;
 }
 
@@ -123,7 +130,9 @@ std::vector<wal::TxId> ParseTxList(const JsonObject& o, const char* key) {
   std::vector<wal::TxId> out;
   const auto& a = o.Array(key);
   out.reserve(a.size());
-  for (size_t i = 0; i < a.size(); ++i) out.push_back(ParseTxId(a[i], fmt::format("{}[{}]", o.Where(key), i)));
+  for (size_t i = 0; i < a.size(); ++i) {
+    out.push_back(ParseTxId(a[i], fmt::format("{}[{}]", o.Where(key), i), o.errors()));
+  }
   return out;
 }
 
@@ -145,25 +154,34 @@ CutOnNode ParseCut(const JsonObject& o) {
   for (size_t k = 0; k < txs.size(); ++k) {
     const std::string where = fmt::format("{}[{}]", o.Where("txs"), k);
     const auto& t = txs[k];
-    if (!t.is_array() || t.size() != 4) throw JsonFieldError(where + ": expected [tx, side, commit, participants]");
+    if (!t.is_array() || t.size() != 4) {
+      o.Fail(where + ": expected [tx, side, commit, participants]");
+      return c;
+    }
     TxSide s;
-    s.xid = ParseTxId(t[0], where);
-    s.side = ParseSide(t[1], where);
-    s.commit = ParsePointer(t[2], where);
-    if (!t[3].is_array() || t[3].size() > 65535) throw JsonFieldError(where + ": participants: expected an array");
+    s.xid = ParseTxId(t[0], where, o.errors());
+    s.side = ParseSide(t[1], where, o.errors());
+    s.commit = ParsePointer(t[2], where, o.errors());
+    if (!t[3].is_array() || t[3].size() > 65535) {
+      o.Fail(where + ": participants: expected an array");
+      return c;
+    }
     std::vector<uint16_t> nodes;
-    for (const auto& n : t[3]) nodes.push_back(static_cast<uint16_t>(JsonUint(n, where + ": participants", 65535)));
+    for (const auto& n : t[3]) {
+      nodes.push_back(static_cast<uint16_t>(JsonUint(n, where + ": participants", 65535, o.errors())));
+    }
     AddParticipants(c, static_cast<uint32_t>(c.txs.size()), nodes);
     c.txs.push_back(s);
   }
   const auto& problems = o.Array("problems");
   for (size_t k = 0; k < problems.size(); ++k) {
-    JsonObject p(problems[k], fmt::format("{}[{}]", o.Where("problems"), k));
+    JsonObject p = o.Element(problems[k], fmt::format("{}[{}]", o.Where("problems"), k));
     LocalProblem lp;
     const std::string kind = p.String("kind", 64);
     const std::optional<Kind> parsed = ParseKind(kind);
     if (!parsed || !IsLocalKind(*parsed)) {
-      throw JsonFieldError(fmt::format("{}: not a kind of problem a node's WAL shows: \"{}\"", p.Where("kind"), kind));
+      p.Fail(fmt::format("{}: not a kind of problem a node's WAL shows: \"{}\"", p.Where("kind"), kind));
+      return c;
     }
     lp.kind = *parsed;
     if (!p.At("tx").is_null()) lp.xid = p.TxId("tx");
@@ -173,19 +191,19 @@ CutOnNode ParseCut(const JsonObject& o) {
   }
   if (!o.At("unverifiable").is_null()) c.unverifiable = o.String("unverifiable", 1 << 16);
   // Shapes a node's reading never gives.
-  if (!c.has_start && !c.has_finish)
-    throw JsonFieldError(fmt::format("{}: neither a Start nor a Finish record", o.Where("id")));
+  if (!c.has_start && !c.has_finish) o.Fail(fmt::format("{}: neither a Start nor a Finish record", o.Where("id")));
   return c;
 }
 
-NodeIndex ParseSummary(const nlohmann::json& doc) {
-  JsonObject j(doc, "");
-  if (j.String("kind", 64) != kSummaryKind || j.Uint("schema") != 1) {
-    throw JsonFieldError("not a walcut node summary (schema 1)");
-  }
+NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors) {
+  JsonObject j(doc, "", errors);
   NodeIndex n;
+  if (j.String("kind", 64) != kSummaryKind || j.Uint("schema") != 1) {
+    j.Fail("not a walcut node summary (schema 1)");
+    return n;
+  }
   n.node = j.String("node", 255);
-  if (!IsSafeName(n.node)) throw JsonFieldError(fmt::format("node: \"{}\" cannot be a node name", n.node));
+  if (!IsSafeName(n.node)) j.Fail(fmt::format("node: \"{}\" cannot be a node name", n.node));
   n.node_id = j.Uuid("node_id");
   n.order = static_cast<uint16_t>(j.Uint("order", 65535));
   n.end = j.Pointer("end");
@@ -193,26 +211,25 @@ NodeIndex ParseSummary(const nlohmann::json& doc) {
   // Absent from the summaries of earlier versions: unknown, so never "before" anything.
   n.begin = j.Has("begin") ? j.Pointer("begin") : wal::Pointer{};
   n.last_ts = j.Has("last_ts") ? j.Uint("last_ts") : UINT64_MAX;
-  const auto& errors = j.Array("read_errors");
-  for (size_t i = 0; i < errors.size(); ++i)
-    n.read_errors.push_back(JsonString(errors[i], fmt::format("read_errors[{}]", i), 1 << 16));
+  const auto& read_errors = j.Array("read_errors");
+  for (size_t i = 0; i < read_errors.size(); ++i)
+    n.read_errors.push_back(JsonString(read_errors[i], fmt::format("read_errors[{}]", i), errors, 1 << 16));
   const auto& snaps = j.Array("snapshots");
   for (size_t i = 0; i < snaps.size(); ++i) {
-    JsonObject s(snaps[i], fmt::format("snapshots[{}]", i));
+    JsonObject s = j.Element(snaps[i], fmt::format("snapshots[{}]", i));
     n.snapshots.push_back({s.String("name", wal::kMaxSnapshotNameSize), s.Pointer("at"), s.Uint("timestamp")});
   }
   std::set<wal::Uuid> ids;
   const auto& cuts = j.Array("cuts");
   for (size_t i = 0; i < cuts.size(); ++i) {
     const std::string where = fmt::format("cuts[{}]", i);
-    CutOnNode c = ParseCut(JsonObject(cuts[i], where));
-    if (!ids.insert(c.id).second)
-      throw JsonFieldError(fmt::format("{}: cut {} is listed twice", where, c.id.ToString()));
+    CutOnNode c = ParseCut(j.Element(cuts[i], where));
+    if (!errors->ok()) return n;
+    if (!ids.insert(c.id).second) j.Fail(fmt::format("{}: cut {} is listed twice", where, c.id.ToString()));
     if (c.has_start && c.has_finish && c.finish < c.start &&
         std::none_of(c.problems.begin(), c.problems.end(),
                      [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
-      throw JsonFieldError(
-          fmt::format("{}: its Finish record precedes its Start record, and no problem says so", where));
+      j.Fail(fmt::format("{}: its Finish record precedes its Start record, and no problem says so", where));
     }
     n.cuts.push_back(std::move(c));
   }
@@ -236,11 +253,10 @@ wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string
   if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin);
   auto doc = ParseJson(bytes, origin);
   if (!doc.ok()) return doc.status();
-  try {
-    return ParseSummary(*doc);
-  } catch (const JsonFieldError& e) {
-    return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, e.what()));
-  }
+  JsonErrors errors;
+  NodeIndex n = ParseSummary(*doc, &errors);
+  if (!errors.ok()) return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, errors.first()));
+  return n;
 }
 
 namespace {
@@ -337,7 +353,7 @@ wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::
   ResumeState r;
   IndexCheckpoint& c = r.checkpoint;
   uint64_t hash = 0;
-  try {
+  {
     VarintReader in(raw->data(), raw->size());
     c.resume_index = in.U();
     const bool after = in.U(1, "a flag") == 1;
@@ -351,9 +367,8 @@ wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::
     c.state = in.Str(kMaxSummaryBytes, "the reading's state");
     r.kept_last_start = in.U();
     if (in.U(1, "a flag") == 1) r.last_kept = binary_summary::GetCut(in);
-    if (in.left() != 0) throw CodecError("bytes after its fields");
-  } catch (const CodecError& e) {
-    return wal::Status::Corruption(fmt::format("\"{}\": not a valid resume state: {}", origin, e.what()));
+    if (in.left() != 0) in.Fail("bytes after its fields");
+    if (!in.ok()) return wal::Status::Corruption(fmt::format("\"{}\": not a valid resume state: {}", origin, in.error()));
   }
   if (SummaryChecksumsSkipped()) hash = XXH3_64bits(summary_bytes.data(), summary_bytes.size());
   if (hash != XXH3_64bits(summary_bytes.data(), summary_bytes.size())) {

@@ -54,7 +54,7 @@ class TxOrder {
 
   // The state, for a reading resumed later (NodeIndexStream checkpoints, index_state.cc).
   void Save(VarintWriter& o) const;
-  void Load(VarintReader& in);  // throws CodecError
+  void Load(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
  private:
   struct Entry {

@@ -1,14 +1,16 @@
 // Varint fields for walcut's own binary side files (node summaries and their resume
 // state; walcut-format(5), NODE SUMMARIES): unsigned LEB128, zigzag for signed values,
-// strings and UUIDs. A reader throws CodecError at anything short or out of range, and
+// strings and UUIDs. A reader stops at the first thing short or out of range: it keeps
+// that message (error()), and every read after it returns zero, an empty string or no
+// items, so a loader runs on to its end over bounded loops and its caller asks ok(). It
 // never allocates more than the bytes left allow.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -16,10 +18,6 @@
 #include "libwal/ids.h"
 
 namespace cut {
-
-struct CodecError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 class VarintWriter {
  public:
@@ -56,21 +54,29 @@ class VarintReader {
  public:
   VarintReader(const char* p, size_t n) : p_(reinterpret_cast<const uint8_t*>(p)), end_(p_ + n) {}
   size_t left() const { return static_cast<size_t>(end_ - p_); }
+  bool ok() const { return !failed_; }
+  const std::string& error() const { return error_; }
+  // The input is wrong here: the first message is kept, and the reading ends.
+  void Fail(std::string message) {
+    if (!failed_) error_ = std::move(message);
+    failed_ = true;
+    p_ = end_;
+  }
   uint64_t U() {
     if (p_ != end_ && *p_ < 0x80) return *p_++;  // most numbers here are one byte
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      if (p_ == end_) throw CodecError("ends inside a number");
+      if (p_ == end_) return Zero("ends inside a number");
       const uint8_t b = *p_++;
-      if (shift == 63 && b > 1) throw CodecError("a number beyond 64 bits");
+      if (shift == 63 && b > 1) return Zero("a number beyond 64 bits");
       v |= static_cast<uint64_t>(b & 0x7f) << shift;
       if ((b & 0x80) == 0) return v;
     }
-    throw CodecError("a number beyond 64 bits");
+    return Zero("a number beyond 64 bits");
   }
   uint64_t U(uint64_t max, const char* what) {
     const uint64_t v = U();
-    if (v > max) throw CodecError(fmt::format("{} {} is beyond {}", what, v, max));
+    if (v > max) return Zero(fmt::format("{} {} is beyond {}", what, v, max));
     return v;
   }
   int64_t Z() {
@@ -78,7 +84,7 @@ class VarintReader {
     return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
   }
   uint64_t Fixed64() {
-    if (left() < 8) throw CodecError("ends inside a fixed field");
+    if (left() < 8) return Zero("ends inside a fixed field");
     const uint64_t v = wal::DecodeFixed64(reinterpret_cast<const char*>(p_));
     p_ += 8;
     return v;
@@ -86,20 +92,24 @@ class VarintReader {
   // A count of items of at least `each` bytes: never more than the bytes left allow.
   size_t Count(const char* what, size_t each = 1) {
     const uint64_t n = U();
-    if (n > left() / each) {
-      throw CodecError(fmt::format("{}: {} of them cannot fit in the {} bytes left", what, n, left()));
-    }
+    if (n > left() / each) return Zero(fmt::format("{}: {} of them cannot fit in the {} bytes left", what, n, left()));
     return static_cast<size_t>(n);
   }
   std::string Str(size_t max, const char* what) {
     const uint64_t n = U();
-    if (n > max || n > left()) throw CodecError(fmt::format("{}: a string of {} bytes", what, n));
+    if (n > max || n > left()) {
+      Fail(fmt::format("{}: a string of {} bytes", what, n));
+      return {};
+    }
     std::string v(reinterpret_cast<const char*>(p_), n);
     p_ += n;
     return v;
   }
   wal::Uuid Id() {
-    if (left() < 16) throw CodecError("ends inside an id");
+    if (left() < 16) {
+      Fail("ends inside an id");
+      return {};
+    }
     wal::Uuid u;
     u.hi = wal::DecodeFixed64(reinterpret_cast<const char*>(p_));
     u.lo = wal::DecodeFixed64(reinterpret_cast<const char*>(p_) + 8);
@@ -121,8 +131,15 @@ class VarintReader {
   }
 
  private:
+  uint64_t Zero(std::string message) {
+    Fail(std::move(message));
+    return 0;
+  }
+
   const uint8_t* p_;
   const uint8_t* end_;
+  bool failed_ = false;
+  std::string error_;
 };
 
 }  // namespace cut

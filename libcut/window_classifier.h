@@ -41,7 +41,7 @@ class WindowClassifier {
 
   // The last cut classified, for a reading resumed later (index_state.cc).
   void Save(VarintWriter& o) const;
-  void Load(VarintReader& in);  // throws CodecError
+  void Load(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
  private:
   bool watch_commits_ = false;

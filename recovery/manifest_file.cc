@@ -17,12 +17,17 @@ std::string Hex(uint64_t v) { return fmt::format("0x{:016x}", v); }
 uint64_t ParseHex(const cut::JsonObject& o, const char* key) {
   const std::string s = o.String(key, 32);
   uint64_t v = 0;
-  if (s.size() != 18 || s[0] != '0' || s[1] != 'x')
-    throw cut::JsonFieldError(fmt::format("{}: not 0x and 16 hex digits", o.Where(key)));
+  if (s.size() != 18 || s[0] != '0' || s[1] != 'x') {
+    o.Fail(fmt::format("{}: not 0x and 16 hex digits", o.Where(key)));
+    return 0;
+  }
   for (size_t i = 2; i < s.size(); ++i) {
     const char c = s[i];
     const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-    if (d < 0) throw cut::JsonFieldError(fmt::format("{}: not 0x and 16 hex digits", o.Where(key)));
+    if (d < 0) {
+      o.Fail(fmt::format("{}: not 0x and 16 hex digits", o.Where(key)));
+      return 0;
+    }
     v = v << 4 | static_cast<uint64_t>(d);
   }
   return v;
@@ -31,8 +36,7 @@ uint64_t ParseHex(const cut::JsonObject& o, const char* key) {
 ManifestNode ParseNode(const cut::JsonObject& o) {
   ManifestNode n;
   n.node = o.String("node", 255);
-  if (!cut::IsSafeName(n.node))
-    throw cut::JsonFieldError(fmt::format("{}: \"{}\" cannot be a node name", o.Where("node"), n.node));
+  if (!cut::IsSafeName(n.node)) o.Fail(fmt::format("{}: \"{}\" cannot be a node name", o.Where("node"), n.node));
   n.read_from = o.Pointer("read_from");
   n.read_to = o.Pointer("read_to");
   n.txs_applied = o.Uint("txs_applied");
@@ -43,15 +47,14 @@ ManifestNode ParseNode(const cut::JsonObject& o) {
   const auto& files = o.Array("files", 1u << 24);
   std::set<std::string> seen;
   for (size_t i = 0; i < files.size(); ++i) {
-    cut::JsonObject f(files[i], fmt::format("{}[{}]", o.Where("files"), i));
+    cut::JsonObject f = o.Element(files[i], fmt::format("{}[{}]", o.Where("files"), i));
     ManifestEntry e;
     e.file = f.String("file", 64);
     uint32_t cache = 0, partition = 0;
     if (!ParsePartitionFileName(e.file, &cache, &partition)) {
-      throw cut::JsonFieldError(fmt::format("{}: \"{}\" is not a partition file name", f.Where("file"), e.file));
+      f.Fail(fmt::format("{}: \"{}\" is not a partition file name", f.Where("file"), e.file));
     }
-    if (!seen.insert(e.file).second)
-      throw cut::JsonFieldError(fmt::format("{}: \"{}\" twice", f.Where("file"), e.file));
+    if (!seen.insert(e.file).second) f.Fail(fmt::format("{}: \"{}\" twice", f.Where("file"), e.file));
     e.checksum = ParseHex(f, "checksum");
     e.counter = f.Uint("counter");
     e.hash = ParseHex(f, "hash");
@@ -60,14 +63,17 @@ ManifestNode ParseNode(const cut::JsonObject& o) {
   return n;
 }
 
-RestoreManifest Parse(const nlohmann::json& doc) {
-  cut::JsonObject o(doc, "");
-  if (o.Uint("schema") != 1) throw cut::JsonFieldError("schema: not 1");
+RestoreManifest Parse(const nlohmann::json& doc, cut::JsonErrors* errors) {
+  cut::JsonObject o(doc, "", errors);
   RestoreManifest m;
+  if (o.Uint("schema") != 1) {
+    o.Fail("schema: not 1");
+    return m;
+  }
   if (o.Has("source")) {
     const std::string source = o.String("source", 16);
     if (source != "walcut" && source != "ignite") {
-      throw cut::JsonFieldError(fmt::format("{}: \"{}\" is neither walcut nor ignite", o.Where("source"), source));
+      o.Fail(fmt::format("{}: \"{}\" is neither walcut nor ignite", o.Where("source"), source));
     }
     m.ignite = source == "ignite";
   }
@@ -78,14 +84,15 @@ RestoreManifest Parse(const nlohmann::json& doc) {
   m.finish_ts = o.Uint("finish_ts");
   if (o.Has("only_nodes")) {
     for (const auto& n : o.Array("only_nodes", 65535))
-      m.only_nodes.push_back(cut::JsonString(n, o.Where("only_nodes"), 255));
+      m.only_nodes.push_back(cut::JsonString(n, o.Where("only_nodes"), errors, 255));
   }
   for (auto [name, out] :
        {std::make_pair("only_caches", &m.only_caches), std::make_pair("only_partitions", &m.only_partitions)}) {
     if (!o.Has(name)) continue;
     for (const auto& v : o.Array(name, 65536)) {
       if (!v.is_number_unsigned() || v.get<uint64_t>() > UINT32_MAX) {
-        throw cut::JsonFieldError(fmt::format("{}: not a number from 0 to {}", o.Where(name), UINT32_MAX));
+        o.Fail(fmt::format("{}: not a number from 0 to {}", o.Where(name), UINT32_MAX));
+        return m;
       }
       out->push_back(v.get<uint32_t>());
     }
@@ -93,13 +100,13 @@ RestoreManifest Parse(const nlohmann::json& doc) {
   if (o.Has("forced")) m.forced = o.Bool("forced");
   if (o.Has("conflicts")) {
     for (const auto& c : o.Array("conflicts", 1u << 20))
-      m.conflicts.push_back(cut::JsonString(c, o.Where("conflicts"), 1 << 16));
+      m.conflicts.push_back(cut::JsonString(c, o.Where("conflicts"), errors, 1 << 16));
   }
   std::set<std::string> names;
   const auto& nodes = o.Array("nodes", 65535);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    ManifestNode n = ParseNode(cut::JsonObject(nodes[i], fmt::format("nodes[{}]", i)));
-    if (!names.insert(n.node).second) throw cut::JsonFieldError(fmt::format("nodes[{}]: \"{}\" twice", i, n.node));
+    ManifestNode n = ParseNode(o.Element(nodes[i], fmt::format("nodes[{}]", i)));
+    if (!names.insert(n.node).second) o.Fail(fmt::format("nodes[{}]: \"{}\" twice", i, n.node));
     m.nodes.push_back(std::move(n));
   }
   return m;
@@ -154,11 +161,10 @@ wal::Result<RestoreManifest> ParseManifest(std::string_view text, const std::str
   auto doc = cut::ParseJson(text, path);
   if (!doc.ok()) return doc.status();
   WAL_RETURN_IF_ERROR(cut::CheckJsonSeal(&*doc, path));
-  try {
-    return Parse(*doc);
-  } catch (const cut::JsonFieldError& e) {
-    return wal::Status::Corruption(fmt::format("\"{}\": {}", path, e.what()));
-  }
+  cut::JsonErrors errors;
+  RestoreManifest m = Parse(*doc, &errors);
+  if (!errors.ok()) return wal::Status::Corruption(fmt::format("\"{}\": {}", path, errors.first()));
+  return m;
 }
 
 }  // namespace recovery

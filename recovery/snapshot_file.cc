@@ -30,21 +30,21 @@ wal::Result<SnapshotMeta> ParseSnapshotFile(std::string_view text, const std::st
   auto doc = cut::ParseJson(text, path);
   if (!doc.ok()) return doc.status();
   WAL_RETURN_IF_ERROR(cut::CheckJsonSeal(&*doc, path));
-  try {
-    cut::JsonObject o(*doc, "");
-    if (o.Uint("schema") != 1) throw cut::JsonFieldError("schema: not 1");
-    SnapshotMeta m;
+  cut::JsonErrors errors;
+  cut::JsonObject o(*doc, "", &errors);
+  SnapshotMeta m;
+  if (o.Uint("schema") != 1) {
+    o.Fail("schema: not 1");
+  } else {
     m.name = o.String("name", 255);
-    if (!cut::IsSafeName(m.name))
-      throw cut::JsonFieldError(fmt::format("name: \"{}\" cannot be a snapshot name", m.name));
+    if (!cut::IsSafeName(m.name)) o.Fail(fmt::format("name: \"{}\" cannot be a snapshot name", m.name));
     m.node = o.String("node", 255);
     m.pointer = o.Pointer("pointer");
     m.topology_version = static_cast<uint32_t>(o.Uint("topology_version", UINT32_MAX));
     m.timestamp = o.Uint("timestamp");
-    return m;
-  } catch (const cut::JsonFieldError& e) {
-    return wal::Status::Corruption(fmt::format("\"{}\": {}", path, e.what()));
   }
+  if (!errors.ok()) return wal::Status::Corruption(fmt::format("\"{}\": {}", path, errors.first()));
+  return m;
 }
 
 }  // namespace recovery

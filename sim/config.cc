@@ -1,7 +1,8 @@
 // Parsing the parts of a SimConfig that are text (fault specs).
 #include "sim/config.h"
 
-#include <stdexcept>
+#include <charconv>
+#include <system_error>
 #include <string>
 
 #include <fmt/format.h>
@@ -27,20 +28,20 @@ std::string ParseFaultSpec(const std::string& spec, std::string* node, FaultTime
       break;
     }
   }
-  try {
-    size_t used = 0;
-    if (scale == 0) {
-      if (w.empty() || w[0] == '-') throw std::invalid_argument("sign");
-      unsigned long long n = std::stoull(w, &used);
-      if (used != w.size()) throw std::invalid_argument("trailing");
-      *when = FaultTime{false, n, 0};
-    } else {
-      double v = std::stod(w, &used);
-      if (used != w.size() || v < 0 || v > 1e6) throw std::invalid_argument("range");
-      *when = FaultTime{true, 0, static_cast<uint64_t>(v * scale)};
-    }
-  } catch (...) {
-    return fmt::format("\"{}\": WHEN must be a transaction count (@5000) or a time (@2.5s, @300ms, @40us)", spec);
+  const std::string bad =
+      fmt::format("\"{}\": WHEN must be a transaction count (@5000) or a time (@2.5s, @300ms, @40us)", spec);
+  const char* end = w.data() + w.size();
+  if (w.empty() || w[0] == '-' || w[0] == '+') return bad;
+  if (scale == 0) {
+    unsigned long long n = 0;
+    const auto [stop, ec] = std::from_chars(w.data(), end, n);
+    if (ec != std::errc() || stop != end) return bad;
+    *when = FaultTime{false, n, 0};
+  } else {
+    double v = 0;
+    const auto [stop, ec] = std::from_chars(w.data(), end, v);
+    if (ec != std::errc() || stop != end || !(v >= 0 && v <= 1e6)) return bad;
+    *when = FaultTime{true, 0, static_cast<uint64_t>(v * scale)};
   }
   return "";
 }

@@ -115,7 +115,8 @@ TEST(CommitWindow, APlacedCommitGoesBackToItsPlaceWithItsWrites) {
     w.Save(o);
     cut::CommitWindow v;
     cut::VarintReader in(o.s.data(), o.s.size());
-    ASSERT_NO_THROW(v.Load(in));
+    v.Load(in);
+    ASSERT_TRUE(in.ok()) << in.error();
     ASSERT_EQ(v.size(), 2u);
     std::vector<uint64_t> all;
     for (size_t i = 0; i < v.size(); ++i) v.ForEachWrite(v[i], [&](const cut::Write& x) { all.push_back(x.counter); });
