@@ -111,8 +111,7 @@ uint32_t ParseCaches(const JsonObject& top, ClusterInfo* info) {
   return widest;
 }
 
-std::string ServerName(const ClusterInfo& info, const nlohmann::json& j, const std::string& where,
-                       JsonErrors* errors) {
+std::string ServerName(const ClusterInfo& info, const nlohmann::json& j, const std::string& where, JsonErrors* errors) {
   std::string name = JsonString(j, where, errors, 255);
   const ClusterNode* n = info.FindNode(name);
   if (n == nullptr || !n->server) errors->Fail(fmt::format("{}: \"{}\" is not a server of nodes", where, name));

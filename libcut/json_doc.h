@@ -84,8 +84,7 @@ class JsonObject {
 
 // The same checks on a value that is not a member (an array element).
 uint64_t JsonUint(const nlohmann::json& j, const std::string& where, uint64_t max, JsonErrors* errors);
-std::string JsonString(const nlohmann::json& j, const std::string& where, JsonErrors* errors,
-                       size_t max_size = 4096);
+std::string JsonString(const nlohmann::json& j, const std::string& where, JsonErrors* errors, size_t max_size = 4096);
 
 // A node or snapshot name used as a file name: one path component, 1 to 255 bytes, no
 // '/', no NUL, not "." or "..".

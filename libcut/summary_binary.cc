@@ -249,7 +249,8 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
   c = CutOnNode();
   c.id = in.Id();
   const uint64_t flags = in.U();
-  if ((flags & ~(kHasStart | kHasFinish | kHasUnverifiable)) != 0) return in.Fail(fmt::format("unknown flags {:#x}", flags));
+  if ((flags & ~(kHasStart | kHasFinish | kHasUnverifiable)) != 0)
+    return in.Fail(fmt::format("unknown flags {:#x}", flags));
   c.has_start = (flags & kHasStart) != 0;
   c.has_finish = (flags & kHasFinish) != 0;
   if (!c.has_start && !c.has_finish) return in.Fail("neither a Start nor a Finish record");

@@ -255,7 +255,8 @@ wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string
   if (!doc.ok()) return doc.status();
   JsonErrors errors;
   NodeIndex n = ParseSummary(*doc, &errors);
-  if (!errors.ok()) return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, errors.first()));
+  if (!errors.ok())
+    return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, errors.first()));
   return n;
 }
 
@@ -368,7 +369,8 @@ wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::
     r.kept_last_start = in.U();
     if (in.U(1, "a flag") == 1) r.last_kept = binary_summary::GetCut(in);
     if (in.left() != 0) in.Fail("bytes after its fields");
-    if (!in.ok()) return wal::Status::Corruption(fmt::format("\"{}\": not a valid resume state: {}", origin, in.error()));
+    if (!in.ok())
+      return wal::Status::Corruption(fmt::format("\"{}\": not a valid resume state: {}", origin, in.error()));
   }
   if (SummaryChecksumsSkipped()) hash = XXH3_64bits(summary_bytes.data(), summary_bytes.size());
   if (hash != XXH3_64bits(summary_bytes.data(), summary_bytes.size())) {

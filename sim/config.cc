@@ -2,8 +2,8 @@
 #include "sim/config.h"
 
 #include <charconv>
-#include <system_error>
 #include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -28,19 +28,20 @@ std::string ParseFaultSpec(const std::string& spec, std::string* node, FaultTime
       break;
     }
   }
-  const std::string bad =
-      fmt::format("\"{}\": WHEN must be a transaction count (@5000) or a time (@2.5s, @300ms, @40us)", spec);
+  auto bad = [&spec] {
+    return fmt::format("\"{}\": WHEN must be a transaction count (@5000) or a time (@2.5s, @300ms, @40us)", spec);
+  };
   const char* end = w.data() + w.size();
-  if (w.empty() || w[0] == '-' || w[0] == '+') return bad;
+  if (w.empty() || w[0] == '-' || w[0] == '+') return bad();
   if (scale == 0) {
     unsigned long long n = 0;
     const auto [stop, ec] = std::from_chars(w.data(), end, n);
-    if (ec != std::errc() || stop != end) return bad;
+    if (ec != std::errc() || stop != end) return bad();
     *when = FaultTime{false, n, 0};
   } else {
     double v = 0;
     const auto [stop, ec] = std::from_chars(w.data(), end, v);
-    if (ec != std::errc() || stop != end || !(v >= 0 && v <= 1e6)) return bad;
+    if (ec != std::errc() || stop != end || !(v >= 0 && v <= 1e6)) return bad();
     *when = FaultTime{true, 0, static_cast<uint64_t>(v * scale)};
   }
   return "";
