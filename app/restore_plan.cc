@@ -49,4 +49,49 @@ std::string RestorePathKind(const recovery::RestorePlan& plan) {
   return "base";
 }
 
+std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const WalInputs& inputs,
+                                                      const std::vector<cut::NodeIndex>& indexes,
+                                                      const cut::ClusterReport& report) {
+  std::map<std::string, wal::WalLocation> ignite_wals;
+  std::map<std::string, WalInput> ignite_inputs;
+  for (const auto& in : inputs.nodes) {
+    if (IsIgniteInput(in) && !in.wal_dir.empty()) {
+      ignite_wals[in.node] = in.wal_dir;
+      ignite_inputs[in.node] = in;
+    }
+  }
+  const bool ignite = !ignite_wals.empty();
+  if (ignite ? ignite_wals.size() != inputs.nodes.size() : (!inputs.cluster || dir.empty())) return std::nullopt;
+  std::vector<Restorable> out(report.cuts.size());
+  // A node of the cluster not given: restore refuses a partial restore (short of --node).
+  std::string partial;
+  for (const auto& p : report.problems) {
+    if (p.kind == cut::Kind::kNotGiven && partial.empty()) {
+      partial = fmt::format("{} was not given: the restore would be partial", p.node);
+    }
+  }
+  for (size_t i = 0; i < report.cuts.size(); ++i) {
+    const auto& c = report.cuts[i];
+    if (c.status != cut::CutStatus::kConsistent) {
+      out[i].why = cut::CutStatusName(c.status);
+      continue;
+    }
+    if (!partial.empty()) {
+      out[i].why = partial;
+      continue;
+    }
+    auto plan = ignite ? PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, i, {})
+                       : recovery::PlanRestore(dir, indexes, report, i, {});
+    if (!plan.ok()) {
+      out[i].why = plan.status().message();
+      continue;
+    }
+    out[i].ok = true;
+    out[i].how = RestorePath(*plan);
+    out[i].kind = RestorePathKind(*plan);
+    for (const auto& np : plan->nodes) out[i].from.emplace_back(np.node, np.from.segment);
+  }
+  return out;
+}
+
 }  // namespace app

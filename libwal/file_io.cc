@@ -144,4 +144,55 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes, bool
   return sync ? SyncDirectory(ParentOf(path)) : Status::Ok();
 }
 
+Status MoveFileInto(const std::string& from, const std::string& to_dir) {
+  const std::string name = std::filesystem::path(from).filename().string();
+  const std::string to = to_dir + "/" + name;
+  if (::link(from.c_str(), to.c_str()) != 0) {
+    const int e = errno;
+    // The destination folder is `from`'s own (through a link): "to" is "from", and removing
+    // it would lose the file. (A hard link left by a move cut short is in another folder.)
+    struct stat from_st {
+    }, to_st{};
+    const std::string from_dir = ParentOf(from);
+    if (e == EEXIST && ::stat(from_dir.c_str(), &from_st) == 0 && ::stat(to_dir.c_str(), &to_st) == 0 &&
+        from_st.st_dev == to_st.st_dev && from_st.st_ino == to_st.st_ino) {
+      return Status::InvalidArgument(
+          fmt::format("\"{}\" is the WAL's own folder \"{}\": nothing moved", to_dir, from_dir));
+    }
+    if (e == EEXIST) {
+      auto a = ReadFileToString(from, UINT64_MAX);
+      auto b = ReadFileToString(to, UINT64_MAX);
+      if (!a.ok()) return a.status();
+      if (!b.ok()) return b.status();
+      if (*a != *b) {
+        return Status::AlreadyExists(
+            fmt::format("\"{}\" exists with other bytes than \"{}\": not overwritten", to, from));
+      }
+    } else if (e == EXDEV || e == EPERM || e == ENOTSUP || e == EMLINK) {
+      auto bytes = ReadFileToString(from, UINT64_MAX);
+      if (!bytes.ok()) return bytes.status();
+      const std::string partial = to + ".partial";
+      ::unlink(partial.c_str());  // a copy cut short by a crash
+      Status w = WriteNewFileSynced(partial, *bytes);
+      struct stat st {};
+      if (w.ok() && ::stat(from.c_str(), &st) == 0 && ::chmod(partial.c_str(), st.st_mode & 07777) != 0) {
+        w = Status::IoError(fmt::format("\"{}\": {}", partial, std::strerror(errno)));
+      }
+      // link, not rename: a file that appeared under the name meanwhile is never replaced.
+      if (w.ok() && ::link(partial.c_str(), to.c_str()) != 0) {
+        w = errno == EEXIST ? Status::AlreadyExists(
+                                  fmt::format("\"{}\" appeared while \"{}\" was copied: not overwritten", to, from))
+                            : Status::IoError(fmt::format("\"{}\": {}", to, std::strerror(errno)));
+      }
+      ::unlink(partial.c_str());
+      if (!w.ok()) return w;
+    } else {
+      return Status::IoError(fmt::format("\"{}\" to \"{}\": {}", from, to, std::strerror(e)));
+    }
+  }
+  WAL_RETURN_IF_ERROR(SyncDirectory(to_dir));
+  if (::unlink(from.c_str()) != 0) return Status::IoError(fmt::format("\"{}\": {}", from, std::strerror(errno)));
+  return Status::Ok();
+}
+
 }  // namespace wal

@@ -43,4 +43,12 @@ Status SyncDirectory(const std::string& dir);
 // The directory part of `path` ("." when it has none).
 std::string ParentOf(const std::string& path);
 
+// Moves `from` into directory `to_dir` under the same name, durably: a hard link where the
+// two share a file system, else a copy (fsynced, then linked into place); `to_dir` is
+// fsynced, then `from` removed (its own directory is the caller's to fsync). A file
+// already there with the same bytes (a move cut short) counts as moved; one with other
+// bytes is never overwritten (kAlreadyExists), and `to_dir` being `from`'s own folder
+// moves nothing (kInvalidArgument).
+Status MoveFileInto(const std::string& from, const std::string& to_dir);
+
 }  // namespace wal

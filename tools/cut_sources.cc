@@ -6,10 +6,10 @@
 #endif
 
 #include <algorithm>
-#include <cctype>
 #include <iterator>
 #include <thread>
 
+#include "app/cut_choice.h"
 #include "app/inputs.h"
 #include "libcut/json_doc.h"
 #include "libcut/summary_file.h"
@@ -241,22 +241,13 @@ bool CheckFromSummaries(const std::vector<std::string>& files, const cut::Cluste
 }
 
 bool SelectCut(const cut::ClusterReport& report, const std::string& prefix, Output& output, size_t* index, int* code) {
-  std::string p = prefix;
-  for (auto& c : p) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::vector<size_t> hits;
-  for (size_t i = 0; i < report.cuts.size(); ++i) {
-    if (report.cuts[i].id.ToString().starts_with(p)) hits.push_back(i);
-  }
-  if (hits.size() == 1) {
-    *index = hits[0];
+  auto chosen = app::ChooseCut(report, prefix);
+  if (chosen.ok()) {
+    *index = *chosen;
     return true;
   }
-  if (hits.empty()) {
-    output.Error("no cut id starts with \"{}\"", prefix);
-    output.Hint("\"walcut cuts DIR\" lists the cuts");
-  } else {
-    output.Error("\"{}\" matches {} cuts; give more of the id", prefix, hits.size());
-  }
+  output.Error("{}", chosen.status().message());
+  if (chosen.status().code() == wal::StatusCode::kNotFound) output.Hint("\"walcut cuts DIR\" lists the cuts");
   *code = kExitUsage;
   return false;
 }

@@ -313,7 +313,7 @@ void CutsText(const cut::ClusterReport& report, const CutListing& l, fmt::memory
                      w.records, FormatBytes(w.bytes), w.commits, w.before_commits,
                      c.increment.value_or(0) == 1 ? "base snapshot" : "increment before");
       if (l.restorable) {
-        const Restorable& r = (*l.restorable)[i];
+        const app::Restorable& r = (*l.restorable)[i];
         fmt::format_to(it, "; {}", r.ok ? "restorable " + r.how : "not restorable: " + r.why);
       }
       fmt::format_to(it, "\n");
@@ -343,7 +343,7 @@ bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing*
     out->windows = IncrementWindows(out->report, out->indexes, *tally, node_of);
   }
   out->restorable =
-      RestorableCuts(paths.size() == 1 ? paths[0] : std::string(), out->inputs, out->indexes, out->report);
+      app::RestorableCuts(paths.size() == 1 ? paths[0] : std::string(), out->inputs, out->indexes, out->report);
   return true;
 }
 

@@ -38,7 +38,7 @@ struct CutListing {
   std::vector<cut::NodeIndex> indexes;
   cut::ClusterReport report;
   std::vector<std::optional<IncrementWindow>> windows;
-  std::optional<std::vector<Restorable>> restorable;
+  std::optional<std::vector<app::Restorable>> restorable;
 };
 bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing* out, int* code);
 

@@ -1,6 +1,5 @@
-// What each increment of a cluster holds and whether it can be restored now: the time it
-// covers, the WAL of its range on every node, and the plan restore would make (`cuts`
-// shows them; `prune` keeps what the restorable ones need).
+// What each increment of a cluster holds, as `cuts` shows it: the time it covers and the
+// WAL of its range on every node (whether it can be restored now: app/restore_plan.h).
 #pragma once
 
 #include <cstdint>
@@ -12,33 +11,15 @@
 #include <vector>
 
 #include "app/inputs.h"
+#include "app/restore_plan.h"
 #include "libcut/cluster_check.h"
 #include "libcut/cut_index.h"
 #include "tools/json_writer.h"
 
 namespace tools {
 
-// Whether a cut could be restored now: restore's plan (the cut consistent, its base
-// snapshot's snapshot.json and partition files on every node of the cut, its record
-// where snapshot.json says, every segment from there to the Finish record present and
-// free of the damage the reading found), short of reading the partition files.
-struct Restorable {
-  bool ok = false;
-  std::string why;                                     // when not
-  std::string how;                                     // when so: app::RestorePath
-  std::string kind;                                    // and app::RestorePathKind
-  std::vector<std::pair<std::string, uint64_t>> from;  // per node: the segment its replay begins at
-};
-
-// Of every cut of `report`; nullopt when `inputs` are not one cluster directory (`dir`)
-// or Apache Ignite's nodes (work directories or snapshot copies, every node given), whose
-// cuts restore does not take.
-std::optional<std::vector<Restorable>> RestorableCuts(const std::string& dir, const app::WalInputs& inputs,
-                                                      const std::vector<cut::NodeIndex>& indexes,
-                                                      const cut::ClusterReport& report);
-
 // "restorable": true and "restore_from", or false and "not_restorable", or null (no `r`).
-void PutRestorable(JsonWriter& j, const Restorable* r);
+void PutRestorable(JsonWriter& j, const app::Restorable* r);
 
 // Counts the records of each node's WAL as they are read (through WalCheck::tap), and
 // keeps the counts at each Finish record and each base snapshot's record.

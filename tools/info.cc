@@ -10,6 +10,7 @@
 
 #include "app/holdings.h"
 #include "app/inputs.h"
+#include "app/retention.h"
 #include "libwal/segment_file.h"
 #include "tools/cut_sources.h"
 #include "tools/cuts.h"
@@ -209,7 +210,7 @@ std::string Time(uint64_t ns) {
 }
 
 void Text(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, const std::vector<Group>& groups,
-          const std::optional<PruneEstimate>& prune, fmt::memory_buffer* b) {
+          const std::optional<app::PruneEstimate>& prune, fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
   uint64_t files = 0, bytes = 0;
   std::vector<std::string> names;
@@ -261,7 +262,7 @@ void Text(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, co
       }
       if (c.status != cut::CutStatus::kConsistent) continue;
       if (l.restorable) {
-        const Restorable& r = (*l.restorable)[line.cut];
+        const app::Restorable& r = (*l.restorable)[line.cut];
         fmt::format_to(it, "      walcut: {}\n", r.ok ? "restorable " + r.how : "not restorable: " + r.why);
       }
       if (line.ignite) {
@@ -288,7 +289,7 @@ void Text(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, co
 }
 
 void Json(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, const std::vector<Group>& groups,
-          const std::optional<PruneEstimate>& prune, fmt::memory_buffer* b) {
+          const std::optional<app::PruneEstimate>& prune, fmt::memory_buffer* b) {
   JsonWriter j(b);
   j.BeginObject().Field("schema", 1).Field("format", ignite ? "ignite" : "walcut").Key("nodes").BeginArray();
   for (const auto& w : wals) {
@@ -378,8 +379,8 @@ int RunInfo(const InfoOptions& o, Output& output) {
   const std::vector<app::SnapshotHoldings> holdings = app::HoldingsOf(l.inputs);
   const std::vector<NodeWal> wals = WalSizes(l.inputs);
   const std::vector<Group> groups = Grouped(l, holdings, ignite);
-  const std::optional<PruneEstimate> prune =
-      EstimatePrune(o.paths.size() == 1 ? o.paths[0] : std::string(), l.inputs, l.indexes, l.report);
+  const std::optional<app::PruneEstimate> prune =
+      app::EstimatePrune(o.paths.size() == 1 ? o.paths[0] : std::string(), l.inputs, l.indexes, l.report);
   if (!o.quiet) {
     fmt::memory_buffer b;
     if (o.json) {

@@ -32,15 +32,4 @@ struct PruneOptions {
 
 int RunPrune(const PruneOptions& options, Output& output);
 
-// What `prune DIR` with no policy (every restorable cut kept) would remove, of the cuts
-// found in `dir`: none where prune does not apply (not a cluster directory or Apache
-// Ignite's work directories).
-struct PruneEstimate {
-  uint64_t files = 0, bytes = 0;
-  bool leaves_restorable = true;  // every restorable cut stays so
-};
-std::optional<PruneEstimate> EstimatePrune(const std::string& dir, const app::WalInputs& inputs,
-                                           const std::vector<cut::NodeIndex>& indexes,
-                                           const cut::ClusterReport& report);
-
 }  // namespace tools

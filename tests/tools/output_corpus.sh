@@ -62,8 +62,28 @@ for spec in "${clusters[@]}"; do
     (cd "$work/$name-r" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$out/$name.restored-files"
     run "$name.verify-restored" verify --json "$work/$name-r"
   fi
+  run "$name.info" info "$c"
+  run "$name.info-json" info --json "$c"
+  run "$name.prune" prune "$c"
+  run "$name.prune-keep-json" prune --json --keep-increments 1 "$c"
+  run "$name.prune-base" prune --keep-base base "$c"
+  run "$name.prune-before" prune --before 0 "$c"
+  run "$name.prune-no-base" prune --keep-base nosuch "$c"
+  cp -r "$c" "$work/$name-p"
+  run "$name.prune-move" prune --apply --force --keep-increments 1 --move-to "$work/$name-moved" "$work/$name-p"
+  if [ -d "$work/$name-moved" ]; then
+    (cd "$work/$name-moved" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$out/$name.moved-files"
+  fi
+  run "$name.prune-apply" prune --apply --force "$work/$name-p"
+  (cd "$work/$name-p" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$out/$name.pruned-files"
   run "$name.svg" cuts "$c" --svg "$work/$name.svg" -q
   [ -f "$work/$name.svg" ] && sha256sum < "$work/$name.svg" > "$out/$name.svg-hash"
 done
 run tiny.dump dump "$(dirname "$0")/../../testdata/tiny"
+for f in "$(dirname "$0")"/../../testdata/ignite/*/nodes; do
+  name=ignite-$(basename "$(dirname "$f")")
+  run "$name.prune" prune --json "$f"
+  run "$name.cuts" cuts --json "$f"
+  run "$name.info" info "$f"
+done
 echo "outputs in $out"
