@@ -4,6 +4,7 @@
 
 #include "app/ignite_stores.h"
 #include "app/inputs.h"
+#include "app/restore_choice.h"
 #include "app/restore_plan.h"
 
 #include <algorithm>
@@ -34,26 +35,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What the options choose, for app/restore_choice.
+app::RestoreChoice ChoiceOf(const RestoreOptions& o) {
+  app::RestoreChoice c;
+  c.cut = o.cut;
+  c.increment = o.increment;
+  c.latest = o.latest;
+  c.snapshot = o.snapshot;
+  c.nodes = o.nodes;
+  c.caches = o.caches;
+  c.partitions = o.partitions;
+  return c;
+}
+
 // The cut the options name, among the report's cuts.
 bool ChooseCut(const RestoreOptions& o, const cut::ClusterReport& report, uint64_t latest_ts, Output& output,
                size_t* index, int* code) {
   if (o.cut) return SelectCut(report, *o.cut, output, index, code);
-  std::optional<size_t> found;
-  std::string base = o.snapshot;
-  if (base.empty()) {
-    for (const auto& c : report.cuts) {
-      if (c.status == cut::CutStatus::kConsistent) base = c.base;
-    }
-  }
   const uint64_t at = o.time ? ResolveTime(*o.time, latest_ts) : 0;
-  for (size_t i = 0; i < report.cuts.size(); ++i) {
-    const auto& c = report.cuts[i];
-    if (c.status != cut::CutStatus::kConsistent) continue;
-    if (!o.snapshot.empty() && c.base != o.snapshot) continue;
-    if (o.increment && c.increment == o.increment && c.base == base) found = i;
-    if (o.latest) found = i;
-    if (o.time && c.finish_ts <= at) found = i;
-  }
+  app::RestoreChoice choice = ChoiceOf(o);
+  if (o.time) choice.finished_by = at;
+  const std::optional<size_t> found = app::ChooseConsistentCut(report, choice);
   if (!found) {
     const std::string of = o.snapshot.empty() ? "" : fmt::format(" of \"{}\"", o.snapshot);
     if (o.increment) {
@@ -97,68 +99,6 @@ class ReplayCounter {
   std::mutex mu_;
   std::map<std::string, uint64_t> done_;
 };
-
-// Every --node names a node of the directory; every --cache a cache of its cluster file,
-// and every --partition a partition of the caches restored (Ignite's caches are known only
-// once replayed). Checked before any WAL is read.
-bool CheckSubset(const RestoreOptions& o, const app::WalInputs& inputs, Output& output) {
-  for (const auto& want : o.nodes) {
-    if (std::none_of(inputs.nodes.begin(), inputs.nodes.end(),
-                     [&](const app::WalInput& n) { return n.node == want; })) {
-      output.Error("no node \"{}\" in \"{}\"", want, o.dir);
-      return false;
-    }
-  }
-  if (!inputs.cluster) return true;
-  const cut::ClusterInfo& cluster = *inputs.cluster;
-  uint32_t most = 0;
-  for (uint32_t id : o.caches) {
-    if (std::none_of(cluster.caches.begin(), cluster.caches.end(),
-                     [&](const cut::CacheInfo& c) { return c.id == id; })) {
-      std::string have;
-      for (const auto& c : cluster.caches) have += (have.empty() ? "" : ", ") + std::to_string(c.id);
-      output.Error("--cache: no cache {} in \"{}\" (its caches: {})", id, o.dir, have);
-      return false;
-    }
-  }
-  for (const auto& c : cluster.caches) {
-    if (o.caches.empty() || std::find(o.caches.begin(), o.caches.end(), c.id) != o.caches.end()) {
-      most = std::max(most, c.partitions);
-    }
-  }
-  for (uint32_t p : o.partitions) {
-    if (p >= most) {
-      output.Error("--partition: {} is not a partition of the caches restored (they have {})", p, most);
-      return false;
-    }
-  }
-  return true;
-}
-
-// Every --node takes part in the chosen cut.
-bool CheckNodes(const RestoreOptions& o, const cut::CutReport& chosen, Output& output) {
-  for (const auto& want : o.nodes) {
-    if (std::none_of(chosen.nodes.begin(), chosen.nodes.end(),
-                     [&](const cut::CutNodeRow& r) { return r.node == want; })) {
-      output.Error("--node {}: it takes no part in cut {} (it does not hold its base snapshot \"{}\")", want,
-                   chosen.id.ToString(), chosen.base);
-      return false;
-    }
-  }
-  return true;
-}
-
-// The Ignite increment the options name, by the nodes' metadata: only the part of each
-// node's WAL it needs is then read (app::BoundToIncrement).
-std::optional<std::pair<std::string, uint32_t>> IgniteIncrementOf(const RestoreOptions& o,
-                                                                  const std::map<std::string, app::WalInput>& inputs) {
-  std::vector<app::WalInput> nodes;
-  for (const auto& [name, in] : inputs) nodes.push_back(in);
-  if (o.increment) return std::make_pair(o.snapshot, *o.increment);
-  if (o.cut) return app::IncrementOfCut(nodes, *o.cut);
-  if (o.latest) return app::LatestIncrement(nodes, o.snapshot);
-  return std::nullopt;
-}
 
 void PlanJson(const recovery::RestorePlan& plan, fmt::memory_buffer* b) {
   JsonWriter j(b);
@@ -322,7 +262,10 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     if (!ResolveCacheNames(o.cache_names, known, any_ignite, o.dir, &o.caches, output)) {
       return kExitUsage;
     }
-    if (!CheckSubset(o, *resolved, output)) return kExitUsage;
+    if (wal::Status s = app::CheckSubset(ChoiceOf(o), *resolved, o.dir); !s.ok()) {
+      output.Error("{}", s.message());
+      return kExitUsage;
+    }
     for (const auto& in : resolved->nodes) {
       if (!app::IsIgniteInput(in)) continue;
       if (in.wal_dir.empty()) {
@@ -350,7 +293,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
   // The cuts found by the streaming check, keeping what the plan needs of each (its
   // records' places and its sets).
   WalCheck how;
-  if (!ignite_wals.empty()) how.increment = IgniteIncrementOf(o, ignite_inputs);
+  if (!ignite_wals.empty()) how.increment = app::IgniteIncrementOf(ChoiceOf(o), ignite_inputs);
   // What each node's replay of the increment reads is kept as the check reads it, so that
   // the WAL is read once.
   std::map<std::string, std::shared_ptr<recovery::KeptRecords>> kept;
@@ -401,7 +344,10 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     return kExitUsage;
   }
   if (!ChooseCut(o, report, latest_ts, output, &chosen, &code)) return code;
-  if (!CheckNodes(o, report.cuts[chosen], output)) return kExitUsage;
+  if (wal::Status s = app::CheckNodesTakePart(ChoiceOf(o), report.cuts[chosen]); !s.ok()) {
+    output.Error("{}", s.message());
+    return kExitUsage;
+  }
   if (!cluster && ignite_wals.empty()) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;

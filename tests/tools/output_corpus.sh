@@ -57,6 +57,13 @@ for spec in "${clusters[@]}"; do
   run "$name.verify" verify --json "$c"
   run "$name.restore-plan" restore "$c" --latest --dry-run
   run "$name.restore-plan-json" restore "$c" --latest --dry-run --json
+  run "$name.restore-inc" restore "$c" --increment 2 --dry-run
+  run "$name.restore-inc9" restore "$c" --increment 9 --dry-run
+  run "$name.restore-node" restore "$c" --latest --dry-run --node nosuch
+  run "$name.restore-node1" restore "$c" --latest --dry-run --node node-1
+  run "$name.restore-partition" restore "$c" --latest --dry-run --partition 9999
+  run "$name.restore-cache" restore "$c" --latest --dry-run --cache 12345
+  run "$name.restore-cut" restore "$c" --cut 0 --dry-run
   run "$name.restore" restore "$c" --latest -o "$work/$name-r" --json
   if [ -d "$work/$name-r" ]; then
     (cd "$work/$name-r" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$out/$name.restored-files"
