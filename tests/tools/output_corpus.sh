@@ -71,6 +71,12 @@ for spec in "${clusters[@]}"; do
   fi
   run "$name.info" info "$c"
   run "$name.info-json" info --json "$c"
+  mapfile -t ids < <("$w" cuts --json "$c" | python3 -c 'import json, sys
+for c in json.load(sys.stdin)["cuts"]: print(c["id"])')
+  if [ ${#ids[@]} -ge 2 ]; then
+    run "$name.diff" diff "$c" "${ids[0]}" "${ids[-1]}"
+    run "$name.diff-json" diff --json "$c" "${ids[0]}" "${ids[1]}"
+  fi
   run "$name.prune" prune "$c"
   run "$name.prune-keep-json" prune --json --keep-increments 1 "$c"
   run "$name.prune-base" prune --keep-base base "$c"
@@ -92,5 +98,10 @@ for f in "$(dirname "$0")"/../../testdata/ignite/*/nodes; do
   run "$name.prune" prune --json "$f"
   run "$name.cuts" cuts --json "$f"
   run "$name.info" info "$f"
+  mapfile -t ids < <("$w" cuts --json "$f" | python3 -c 'import json, sys
+for c in json.load(sys.stdin)["cuts"]: print(c["id"])')
+  if [ ${#ids[@]} -ge 2 ]; then
+    run "$name.diff" diff "$f" "${ids[0]}" "${ids[-1]}"
+  fi
 done
 echo "outputs in $out"
