@@ -6,7 +6,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -16,6 +15,7 @@
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
+#include "libwal/wal_parts.h"
 #include "libwal/wal_reader.h"
 #include "tools/cache_names.h"
 #include "tools/in_order.h"
@@ -610,53 +610,6 @@ Totals StatsInParallel(const DumpOptions& o, Output& output, std::vector<app::Wa
   return totals;
 }
 
-// The segment files of `in` cut, between indexes, into up to `parts` runs of about
-// equal size on disk; none when there is nothing worth cutting.
-std::vector<std::vector<wal::SegmentFile>> CutIntoParts(const app::WalInput& in, size_t parts, uint64_t min_bytes) {
-  auto listed = wal::ListSegments(in.wal_dir);
-  if (!listed.ok() || parts < 2) return {};  // a listing that fails is the reader's to report
-  std::vector<wal::SegmentFile>& files = *listed;
-  std::vector<uint64_t> size(files.size(), 0);
-  uint64_t total = 0;
-  size_t indexes = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    std::error_code ec;
-    size[i] = files[i].memory ? files[i].memory->size() : std::filesystem::file_size(files[i].path, ec);
-    if (ec) size[i] = 0;
-    total += size[i];
-    indexes += i == 0 || files[i].index != files[i - 1].index;
-  }
-  if (indexes < 2 || total < std::max<uint64_t>(min_bytes, 1)) return {};
-  parts = std::min(parts, indexes);
-  std::vector<std::vector<wal::SegmentFile>> out(1);
-  uint64_t done = 0;
-  for (size_t i = 0; i < files.size(); ++i) {
-    const bool new_index = i > 0 && files[i].index != files[i - 1].index;
-    // A part ends once it holds its share, at a change of index.
-    if (new_index && out.size() < parts && !out.back().empty() && done * parts >= total * out.size())
-      out.emplace_back();
-    out.back().push_back(std::move(files[i]));
-    done += size[i];
-  }
-  if (out.size() < 2) return {};
-  return out;
-}
-
-// The node whose headers a WAL's later parts are held to: that of the first part's
-// first header. False when the first part is walcut's format and its header cannot be
-// read whole and sound (one reader then reads the node).
-bool FirstPartNode(const std::vector<wal::SegmentFile>& first, std::optional<wal::Uuid>* node) {
-  wal::ReaderOptions ro;
-  ro.decode = false;
-  ro.prefetch = false;
-  ro.more_follow = true;
-  auto reader = wal::WalReader::OpenFiles({first.front()}, ro, nullptr);
-  const Record* rec = nullptr;
-  (void)reader->Next(&rec);
-  *node = reader->node_id();
-  return node->has_value() || wal::IsIgnite(first.front().format);
-}
-
 // What a part writes, held in chunks of 1 MiB: strings that grew to a part's size would
 // each be a new large allocation, which the allocator keeps once freed.
 class ChunkSink : public Sink {
@@ -692,9 +645,9 @@ class ChunkSink : public Sink {
 bool ReadInParts(const DumpOptions& o, Output& output, const app::WalInput& in, size_t parts, Totals* totals) {
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   if (cores < 2 || in.wal_dir.empty()) return false;
-  std::vector<std::vector<wal::SegmentFile>> units = CutIntoParts(in, parts, o.parts_min_bytes);
+  std::vector<std::vector<wal::SegmentFile>> units = wal::CutIntoParts(in.wal_dir, parts, o.parts_min_bytes);
   std::optional<wal::Uuid> node;
-  if (units.empty() || !FirstPartNode(units.front(), &node)) return false;
+  if (units.empty() || !wal::FirstPartNode(units.front(), &node)) return false;
   // The binary types, read once (and any problem with them said once, first).
   wal::BinaryTypes types;
   if (!o.stats || o.key) {
