@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "app/ignite_stores.h"
+#include "app/restore_plan.h"
+
 namespace app {
 
 std::optional<size_t> ChooseConsistentCut(const cut::ClusterReport& report, const RestoreChoice& choice) {
@@ -77,6 +80,51 @@ std::optional<std::pair<std::string, uint32_t>> IgniteIncrementOf(const RestoreC
   if (choice.cut) return IncrementOfCut(nodes, *choice.cut);
   if (choice.latest) return LatestIncrement(nodes, choice.snapshot);
   return std::nullopt;
+}
+
+wal::Result<IgniteRestoreInputs> IgniteRestoreInputsOf(const WalInputs& resolved, const std::string& dir,
+                                                       bool several_dirs) {
+  IgniteRestoreInputs out;
+  for (const auto& in : resolved.nodes) {
+    if (!IsIgniteInput(in)) continue;
+    if (in.wal_dir.empty()) {
+      return wal::Status::InvalidArgument(fmt::format(
+          "restore: {} is a single Ignite segment: restore reads a node's whole WAL (its work directory)", in.node));
+    }
+    out.wals[in.node] = in.wal_dir;
+    out.inputs[in.node] = in;
+    for (auto& d : BinaryMetaDirsOf(in)) out.binary_meta_dirs.push_back(std::move(d));
+  }
+  if (!out.wals.empty() && out.wals.size() != resolved.nodes.size()) {
+    return wal::Status::InvalidArgument(fmt::format("restore: \"{}\" mixes Apache Ignite's WAL with walcut's", dir));
+  }
+  if (out.wals.empty() && several_dirs) {
+    return wal::Status::InvalidArgument(
+        "restore takes one of walcut's cluster directories (several only of Apache Ignite's)");
+  }
+  return out;
+}
+
+wal::Result<recovery::RestorePlan> PlanChosenRestore(
+    const std::string& dir, const IgniteRestoreInputs& ignite, const std::vector<cut::NodeIndex>& indexes,
+    const cut::ClusterReport& report, size_t chosen, const RestoreChoice& choice,
+    const std::map<std::string, std::shared_ptr<recovery::KeptRecords>>& kept) {
+  auto plan = ignite.wals.empty()
+                  ? recovery::PlanRestore(dir, indexes, report, chosen, choice.nodes)
+                  : PlanIgniteIncrement(ignite.inputs, ignite.wals, indexes, report, chosen, choice.nodes);
+  if (!plan.ok()) return plan.status();
+  for (auto& n : plan->nodes) {
+    n.only_caches = choice.caches;
+    n.only_partitions = choice.partitions;
+    // Kept records stand for the WAL only where the check read it without an error.
+    auto k = kept.find(n.node);
+    auto index =
+        std::find_if(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& x) { return x.node == n.node; });
+    if (k != kept.end() && index != indexes.end() && index->read_errors.empty() && index->open_error.empty()) {
+      n.kept = k->second;
+    }
+  }
+  return plan;
 }
 
 }  // namespace app

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,7 +15,9 @@
 
 #include "app/inputs.h"
 #include "libcut/cluster_check.h"
+#include "libcut/cut_index.h"
 #include "libwal/status.h"
+#include "recovery/restore.h"
 
 namespace app {
 
@@ -45,5 +48,26 @@ wal::Status CheckNodesTakePart(const RestoreChoice& choice, const cut::CutReport
 // node's WAL it needs is then read (BoundToIncrement).
 std::optional<std::pair<std::string, uint32_t>> IgniteIncrementOf(const RestoreChoice& choice,
                                                                   const std::map<std::string, WalInput>& inputs);
+
+// Apache Ignite's nodes among a restore's inputs: where each one's WAL lies, the input
+// itself and the folders of their binary metadata. Empty for walcut's cluster directory.
+// kInvalidArgument for a single segment file, Ignite's nodes beside walcut's, or several
+// directories (`several_dirs`) of walcut's.
+struct IgniteRestoreInputs {
+  std::map<std::string, wal::WalLocation> wals;
+  std::map<std::string, WalInput> inputs;
+  std::vector<std::string> binary_meta_dirs;
+};
+wal::Result<IgniteRestoreInputs> IgniteRestoreInputsOf(const WalInputs& resolved, const std::string& dir,
+                                                       bool several_dirs);
+
+// The plan of the restore of cut `chosen`: from the base snapshot and each node's WAL
+// (walcut's cluster directory `dir`), or Apache Ignite's increment (`ignite` not empty);
+// each node restricted to the choice's caches and partitions, and given the records the
+// check kept of its WAL (`kept`) where that node was read without an error.
+wal::Result<recovery::RestorePlan> PlanChosenRestore(
+    const std::string& dir, const IgniteRestoreInputs& ignite, const std::vector<cut::NodeIndex>& indexes,
+    const cut::ClusterReport& report, size_t chosen, const RestoreChoice& choice,
+    const std::map<std::string, std::shared_ptr<recovery::KeptRecords>>& kept);
 
 }  // namespace app

@@ -235,9 +235,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
   RestoreOptions o = given;
   // Apache Ignite's WAL (a work directory, a directory of them, ...): where each node's
   // WAL lies and its binary metadata.
-  std::map<std::string, wal::WalLocation> ignite_wals;
-  std::map<std::string, app::WalInput> ignite_inputs;
-  std::vector<std::string> binary_meta_dirs;
+  app::IgniteRestoreInputs ignite;
   std::map<uint32_t, app::IgniteCacheFacts> ignite_caches;
   std::vector<std::string> dirs{o.dir};
   dirs.insert(dirs.end(), o.more_dirs.begin(), o.more_dirs.end());
@@ -266,25 +264,12 @@ int RunRestore(const RestoreOptions& given, Output& output) {
       output.Error("{}", s.message());
       return kExitUsage;
     }
-    for (const auto& in : resolved->nodes) {
-      if (!app::IsIgniteInput(in)) continue;
-      if (in.wal_dir.empty()) {
-        output.Error("restore: {} is a single Ignite segment: restore reads a node's whole WAL (its work directory)",
-                     in.node);
-        return kExitUsage;
-      }
-      ignite_wals[in.node] = in.wal_dir;
-      ignite_inputs[in.node] = in;
-      for (auto& d : app::BinaryMetaDirsOf(in)) binary_meta_dirs.push_back(std::move(d));
-    }
-    if (!ignite_wals.empty() && ignite_wals.size() != resolved->nodes.size()) {
-      output.Error("restore: \"{}\" mixes Apache Ignite's WAL with walcut's", o.dir);
+    auto of = app::IgniteRestoreInputsOf(*resolved, o.dir, !o.more_dirs.empty());
+    if (!of.ok()) {
+      output.Error("{}", of.status().message());
       return kExitUsage;
     }
-    if (ignite_wals.empty() && !o.more_dirs.empty()) {
-      output.Error("restore takes one of walcut's cluster directories (several only of Apache Ignite's)");
-      return kExitUsage;
-    }
+    ignite = std::move(of).value();
   }
   // An output that would be refused is refused now, not after every WAL is read.
   if (!o.dry_run) {
@@ -293,7 +278,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
   // The cuts found by the streaming check, keeping what the plan needs of each (its
   // records' places and its sets).
   WalCheck how;
-  if (!ignite_wals.empty()) how.increment = app::IgniteIncrementOf(ChoiceOf(o), ignite_inputs);
+  if (!ignite.wals.empty()) how.increment = app::IgniteIncrementOf(ChoiceOf(o), ignite.inputs);
   // What each node's replay of the increment reads is kept as the check reads it, so that
   // the WAL is read once.
   std::map<std::string, std::shared_ptr<recovery::KeptRecords>> kept;
@@ -301,7 +286,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     std::string name = how.increment->first;
     if (name.empty()) {  // the full snapshot taken last, as the check's bounds take it
       std::vector<app::WalInput> nodes;
-      for (const auto& [node, in] : ignite_inputs) nodes.push_back(in);
+      for (const auto& [node, in] : ignite.inputs) nodes.push_back(in);
       name = app::BoundToIncrement(&nodes, name, how.increment->second);
     }
     const uint32_t k = how.increment->second;
@@ -348,31 +333,18 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     output.Error("{}", s.message());
     return kExitUsage;
   }
-  if (!cluster && ignite_wals.empty()) {
+  if (!cluster && ignite.wals.empty()) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;
   }
-  auto plan = ignite_wals.empty()
-                  ? recovery::PlanRestore(o.dir, indexes, report, chosen, o.nodes)
-                  : app::PlanIgniteIncrement(ignite_inputs, ignite_wals, indexes, report, chosen, o.nodes);
+  auto plan = app::PlanChosenRestore(o.dir, ignite, indexes, report, chosen, ChoiceOf(o), kept);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return ExitCodeOf(plan.status(), Step::kRefusal);
   }
-  for (auto& n : plan->nodes) {
-    n.only_caches = o.caches;
-    n.only_partitions = o.partitions;
-    // Kept records stand for the WAL only where the check read it without an error.
-    auto k = kept.find(n.node);
-    auto index =
-        std::find_if(indexes.begin(), indexes.end(), [&](const cut::NodeIndex& x) { return x.node == n.node; });
-    if (k != kept.end() && index != indexes.end() && index->read_errors.empty() && index->open_error.empty()) {
-      n.kept = k->second;
-    }
-  }
   kept.clear();  // what no replay will use is let go, its budget given back
   if (!o.dry_run)
-    return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, binary_meta_dirs, ignite_caches, output);
+    return WriteAndReport(o, *plan, cluster ? &*cluster : nullptr, ignite.binary_meta_dirs, ignite_caches, output);
   if (wal::Status s = recovery::CheckBase(*plan); !s.ok()) {
     output.Error("refusing to restore: {}", s.message());
     return ExitCodeOf(s, Step::kRefusal);

@@ -98,6 +98,9 @@ for f in "$(dirname "$0")"/../../testdata/ignite/*/nodes; do
   run "$name.prune" prune --json "$f"
   run "$name.cuts" cuts --json "$f"
   run "$name.info" info "$f"
+  run "$name.restore-plan" restore "$f" --latest --dry-run --json
+  run "$name.restore-plan-inc1" restore "$f" --increment 1 --dry-run
+  run "$name.restore-segment" restore "$(find "$f" -name '*.wal' | sort | head -n 1)" --latest --dry-run
   mapfile -t ids < <("$w" cuts --json "$f" | python3 -c 'import json, sys
 for c in json.load(sys.stdin)["cuts"]: print(c["id"])')
   if [ ${#ids[@]} -ge 2 ]; then
