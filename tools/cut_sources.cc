@@ -11,6 +11,7 @@
 
 #include "app/cut_choice.h"
 #include "app/inputs.h"
+#include "app/wal_check.h"
 #include "libcut/json_doc.h"
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
@@ -102,44 +103,18 @@ bool CheckFromWal(const std::vector<std::string>& paths, const WalCheck& how, Ou
     }
     if (!LoadClusterFile(how.cluster_file, output, &inputs.cluster, code)) return false;
   }
-  auto increment = how.increment;
-  if (!increment && how.increment_of_cut) increment = app::IncrementOfCut(inputs.nodes, *how.increment_of_cut);
-  if (increment) app::BoundToIncrement(&inputs.nodes, increment->first, increment->second);
-  const auto kept = app::KeptIncrementsOf(inputs.nodes);
-  // An increment's check reads each Ignite node only to its Finish record (and the commits
-  // that record lists After), as Ignite's own check reads the increment; what lies past it
-  // would be evidence against the cut only. So where that reading finds the cut anything
-  // but consistent, or any read error, the nodes are read again to their end, and the
-  // verdict and its violations are those of the whole reading.
-  std::optional<wal::Uuid> cut;
-  for (const auto& in : inputs.nodes) {
-    if (in.stop_after && (!cut || *cut == *in.stop_after)) {
-      cut = in.stop_after;
-    } else {
-      cut.reset();
-      break;
-    }
-  }
-  auto check = [&](bool stop) {
-    std::vector<std::unique_ptr<cut::CutFeed>> feeds;
-    for (size_t i = 0; i < inputs.nodes.size(); ++i) {
-      const app::WalInput& in = inputs.nodes[i];
-      auto feed =
-          cut::WalFeed(in.node, in.wal_dir, how.tap ? how.tap(i, in) : nullptr, stop ? in.stop_after : std::nullopt);
-      feeds.push_back(feed.ok() ? std::move(feed).value() : cut::UnreadableFeed(in.node, feed.status().message()));
-    }
-    // Not a thread per node: each reading thread takes the next node with room ahead of the
-    // check (as fast, with less memory: fewer stacks and heap arenas).
-    feeds = cut::AheadFeeds(std::move(feeds), how.threads != 0 ? how.threads : ReadingThreads());
+  app::WalCheckOptions options;
+  options.keep_sets = how.keep_sets;
+  options.tap = how.tap;
+  options.threads = how.threads != 0 ? how.threads : ReadingThreads();
+  options.increment = how.increment;
+  options.increment_of_cut = how.increment_of_cut;
+  *out = app::CheckWal(&inputs, options, [&](bool again, const std::function<void()>& read) {
     // A second reading says what it is: the first one was to the increment's Finish record.
-    const bool again = !stop && cut.has_value();
     Progress progress =
         WalProgress(output, again ? how.progress + " again, each to its end" : how.progress, inputs.nodes);
-    *out = cut::CheckClusterStreaming(std::move(feeds), inputs.cluster ? &*inputs.cluster : nullptr,
-                                      kept ? &*kept : nullptr, how.keep_sets);
-  };
-  check(cut.has_value());
-  if (cut && !cut::StopsEarly(*out, *cut)) check(false);
+    read();
+  });
   // In the order the nodes were given, as when they are read whole.
   for (const auto& in : inputs.nodes) {
     for (const auto& n : out->nodes) {
