@@ -49,11 +49,10 @@ app::RestoreChoice ChoiceOf(const RestoreOptions& o) {
 }
 
 // The cut the options name, among the report's cuts.
-bool ChooseCut(const RestoreOptions& o, const cut::ClusterReport& report, uint64_t latest_ts, Output& output,
-               size_t* index, int* code) {
+bool ChooseCut(const RestoreOptions& o, app::RestoreChoice choice, const cut::ClusterReport& report, uint64_t latest_ts,
+               Output& output, size_t* index, int* code) {
   if (o.cut) return SelectCut(report, *o.cut, output, index, code);
   const uint64_t at = o.time ? ResolveTime(*o.time, latest_ts) : 0;
-  app::RestoreChoice choice = ChoiceOf(o);
   if (o.time) choice.finished_by = at;
   const std::optional<size_t> found = app::ChooseConsistentCut(report, choice);
   if (!found) {
@@ -278,7 +277,8 @@ int RunRestore(const RestoreOptions& given, Output& output) {
   // The cuts found by the streaming check, keeping what the plan needs of each (its
   // records' places and its sets).
   WalCheck how;
-  if (!ignite.wals.empty()) how.increment = app::IgniteIncrementOf(ChoiceOf(o), ignite.inputs);
+  const app::RestoreChoice choice = ChoiceOf(o);  // o is as resolved from here on
+  if (!ignite.wals.empty()) how.increment = app::IgniteIncrementOf(choice, ignite.inputs);
   // What each node's replay of the increment reads is kept as the check reads it, so that
   // the WAL is read once.
   std::map<std::string, std::shared_ptr<recovery::KeptRecords>> kept;
@@ -328,8 +328,8 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     output.Error("--cache: the caches of \"{}\" could not be listed", o.dir);
     return kExitUsage;
   }
-  if (!ChooseCut(o, report, latest_ts, output, &chosen, &code)) return code;
-  if (wal::Status s = app::CheckNodesTakePart(ChoiceOf(o), report.cuts[chosen]); !s.ok()) {
+  if (!ChooseCut(o, choice, report, latest_ts, output, &chosen, &code)) return code;
+  if (wal::Status s = app::CheckNodesTakePart(choice, report.cuts[chosen]); !s.ok()) {
     output.Error("{}", s.message());
     return kExitUsage;
   }
@@ -337,7 +337,7 @@ int RunRestore(const RestoreOptions& given, Output& output) {
     output.Error("\"{}\" has no cluster.json: restore needs a cluster directory", o.dir);
     return kExitUnreadable;
   }
-  auto plan = app::PlanChosenRestore(o.dir, ignite, indexes, report, chosen, ChoiceOf(o), kept);
+  auto plan = app::PlanChosenRestore(o.dir, ignite, indexes, report, chosen, choice, kept);
   if (!plan.ok()) {
     output.Error("refusing to restore: {}", plan.status().message());
     return ExitCodeOf(plan.status(), Step::kRefusal);
