@@ -12,9 +12,13 @@
 # Ignite, best of three, on a copy of the nodes' work directories started again by the harness
 # (tests/ignite/run time-ops, about half a minute per input): the full snapshot's check
 # (IgniteSnapshotManager.checkSnapshot, what `control.sh --snapshot check NAME` runs), the last
-# increment's check (--increment k) and its restore (restoreSnapshot(NAME, groups, k)).
+# increment's check (--increment k) and its restore (restoreSnapshot(NAME, groups, k)), each inside
+# the cluster's JVM; and `control.sh --snapshot check NAME --increment k` as an operator runs it
+# (control.sh's own command handler in a JVM of its own, over the thin client: the time a user
+# waits for Ignite's answer), with the verdict it printed.
 #   verify --snapshot           against Ignite's snapshot check
-#   check --increment k         against Ignite's check of increment k
+#   check --increment k         against control.sh --snapshot check NAME --increment k, and against
+#                               the check's task alone, inside the cluster's JVM
 #   restore --increment k       against Ignite's restore of increment k (files written to BENCH_OUT)
 #   data -q --snapshot          beside xxhsum -H3 over the same part-*.bin files
 # and prints each ratio. Without Java and Maven (or with BENCH_IGNITE=recorded), Ignite's times
@@ -41,6 +45,7 @@ for scenario in bench-snapshot bench-snapshot-long; do
     tests/ignite/run --scenario "$scenario" --seed "$seed" -o "$run" >&2
   fi
   nodes=$run/nodes
+  ignite_control="" ignite_verdict=""
   read -r k ignite_check ignite_inc_check ignite_restore txs < <(python3 - "$run/truth.json" <<'EOF'
 import json, sys
 t = json.load(open(sys.argv[1]))
@@ -89,8 +94,10 @@ EOF
       2>"$tmp.log" | tail -1 | python3 -c '
 import json, sys
 t = json.loads(sys.stdin.read())
-print(t["check_ms"], t["increment_check_ms"], t["restore_ms"])'); then
-      read -r ignite_check ignite_inc_check ignite_restore <<<"$now"
+print(t["check_ms"], t["increment_check_ms"], t["restore_ms"], t["control_increment_check_ms"])
+print(t["control_increment_check_verdict"])'); then
+      read -r ignite_check ignite_inc_check ignite_restore ignite_control <<<"$(head -1 <<<"$now")"
+      ignite_verdict=$(tail -1 <<<"$now")
     else
       echo "Ignite's timing failed (the times the harness took when it made the input are used):" >&2
       tail -3 "$tmp.log" >&2
@@ -117,10 +124,12 @@ print(t["check_ms"], t["increment_check_ms"], t["restore_ms"])'); then
       "${3:+$(python3 -c "print(f'{$3 / 1000:.3f}')")}" "$ratio"
   }
   row "verify --snapshot" "snapshot check NAME" "$ignite_check"
-  row "check --increment $k" "snapshot check NAME --increment $k" "$ignite_inc_check"
+  [ -n "$ignite_control" ] && row "check --increment $k" "control.sh --snapshot check NAME --increment $k" "$ignite_control"
+  row "check --increment $k" "the same check's task alone, in the cluster's JVM" "$ignite_inc_check"
   row "restore --increment $k" "restoreSnapshot(NAME, groups, $k)" "$ignite_restore"
   row "data -q --snapshot" "" ""
   row "xxhsum -H3 part-*.bin" "" ""
+  [ -n "$ignite_verdict" ] && echo && echo "control.sh's verdict on increment $k: $ignite_verdict"
   xs=${best["xxhsum -H3 part-*.bin"]}
   ds=${best["data -q --snapshot"]}
   python3 -c "print(f'\ndata -q --snapshot reads the page files at {$xs / $ds:.2f}x the speed of xxhsum -H3 over them')"

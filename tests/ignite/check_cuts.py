@@ -9,14 +9,20 @@ tries it): that one must be consistent, numbered as Ignite restores it; and
 the same from the nodes' snapshot directories alone (the WAL the increments keep). An increment
 Ignite completed is accepted as inconsistent only where each violation is a side-mismatch that
 Ignite's own reading of the WAL shows too (ignite_reading.py: Ignite marks no cut sides across
-nodes, and races there); restore_truth.py then expects walcut's restore to refuse it.
+nodes, and races there); restore_truth.py then expects walcut's restore to refuse it. Where the truth has Ignite's own check
+of an increment (increments[].check: what control.sh --snapshot check NAME --increment K reports),
+a cut walcut calls consistent must have no counter, hash or transaction hash conflict and no error
+there, and each transaction Ignite calls partially committed on a node must be one that node's WAL
+shows applied outside its TX_RECORD's participant map (Ignite's maps can leave such a node out).
 
 --self-test: Ignite's reading with a transaction moved to one node's excluded set shows it; a copy
 of the fixture where one node's Finish record moves a transaction from its
 included to its excluded set (CRC rewritten, so every frame is sound) must fail the check; a copy
 where one node's .smf of a completed increment is removed must make that cut not-kept, and one
-where another node's .smf of it is cut short must make it unverifiable and fail the check; and
-leaving one node's directory out must fail the check (the snapshots' baseline names it).
+where another node's .smf of it is cut short must make it unverifiable and fail the check;
+leaving one node's directory out must fail the check (the snapshots' baseline names it); and a
+counter conflict, or a partial commit the WAL does not explain, written into Ignite's own check of
+a consistent increment must fail it.
 """
 import glob
 import json
@@ -68,6 +74,78 @@ def proven_by_ignite(fixture, inc, cut):
     return True
 
 
+def data_conflicts(check):
+    """What Ignite's own check of an increment (truth.json: increments[].check, what control.sh
+    --snapshot check NAME --increment K reports) finds against the data: partitions whose copies'
+    counters or hashes differ, node pairs whose transaction hashes differ, nodes whose check failed."""
+    return (check.get("counter_conflicts", 0) + check.get("hash_conflicts", 0) + check.get("tx_hash_conflicts", 0)
+            + len(check.get("errors", {})))
+
+
+def unexplained_partial_commits(walcut, fixture, truth, check):
+    """Ignite's check calls a transaction partially committed on a node when the node applied an entry
+    whose write version no PREPARED TX_RECORD there names the node for (as a primary, a backup, or
+    every node). Returns the (node, transaction) pairs Ignite lists that walcut's reading of that
+    node's WAL does not show so: each listed transaction must have an entry on the node with such a
+    write version (Ignite's participant maps can leave out a node that applies the transaction's
+    entries; the copies still agree, which the data conflicts and the restores show)."""
+    compact = {n["consistent_id"]: n.get("compact_id") for n in truth["nodes"]}
+    folders = {n["consistent_id"]: n.get("work_dir") for n in truth["nodes"]}
+    missing = []
+    for node, xids in sorted(check.get("partially_committed", {}).items()):
+        cid = compact.get(node)
+        work = os.path.join(fixture, folders.get(node) or os.path.join("nodes", node, "work"))
+        p = subprocess.run([walcut, "dump", "--json", "--type", "TX_RECORD,DATA_RECORD_V2", work],
+                           capture_output=True, text=True)
+        named = set()   # write versions a PREPARED record names this node for
+        written = {}    # near xid -> write versions of its entries on this node
+        for line in p.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            if r["type"] == "TX_RECORD" and r.get("state") == "PREPARED":
+                if any(q["primary"] == cid or cid in q["backups"] or 32767 in q["backups"]
+                       for q in r.get("participants", [])):
+                    named.add(r["write_version"])
+            elif r["type"] == "DATA_RECORD_V2":
+                for e in r.get("entries", []):
+                    if "tx" in e:
+                        written.setdefault(e["tx"], set()).add(e["write_version"])
+        for xid in xids:
+            if cid is None or not (written.get(xid, set()) - named):
+                missing.append((node, xid))
+    return missing
+
+
+def agrees_with_ignite_check(walcut, fixture, truth, inc, c):
+    """walcut's verdict on a completed increment against Ignite's own check of it, where the truth
+    has that check: a consistent cut must have no data conflict by Ignite's check, and every
+    transaction Ignite calls partially committed must be one whose participant map leaves out a node
+    that applied it (unexplained_partial_commits)."""
+    check = inc.get("check")
+    if not check or "error" in check:
+        if check:
+            print(f"  increment {inc['index']}: Ignite's own check did not run: {check['error'][:120]}")
+        return
+    conflicts = data_conflicts(check)
+    if c["status"] == "consistent" and conflicts:
+        raise Mismatch(f"increment {inc['index']}: walcut says consistent, Ignite's own check finds "
+                       f"{check.get('counter_conflicts', 0)} counter, {check.get('hash_conflicts', 0)} hash and "
+                       f"{check.get('tx_hash_conflicts', 0)} transaction hash conflicts, errors "
+                       f"{json.dumps(check.get('errors', {}))[:300]}")
+    partial = check.get("partially_committed", {})
+    if partial:
+        missing = unexplained_partial_commits(walcut, fixture, truth, check)
+        if missing:
+            raise Mismatch(f"increment {inc['index']}: Ignite's own check calls {len(missing)} transaction(s) partially "
+                           f"committed that walcut's reading does not show applied outside their participant "
+                           f"maps, e.g. {missing[:3]}")
+        print(f"  increment {inc['index']}: Ignite's own check calls "
+              f"{sum(len(x) for x in partial.values())} transaction(s) partially committed on {', '.join(sorted(partial))}; "
+              f"each was applied there outside its TX_RECORD's participant map (walcut's reading shows why), "
+              f"with no counter or hash conflict; walcut: {c['status']}")
+
+
 def check_fixture(walcut, fixture, nodes=None, snapshot=None):
     """`snapshot`: only the attempts of that full snapshot (the inputs are its directories)."""
     truth = json.load(open(os.path.join(fixture, "truth.json")))
@@ -103,6 +181,8 @@ def check_fixture(walcut, fixture, nodes=None, snapshot=None):
                            f"{c['status']}: {c['reason']} {json.dumps(c['violations'])[:1000]}")
         if c.get("increment") != inc["index"]:
             raise Mismatch(f"increment {inc['index']} ({inc['request_id']}): walcut numbers it {c.get('increment')}")
+        if snapshot is None:
+            agrees_with_ignite_check(walcut, fixture, truth, inc, c)
     nodes_dir = (nodes[0] if isinstance(nodes, list) else nodes) or os.path.join(fixture, "nodes")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "restored")
@@ -224,6 +304,30 @@ def self_test(walcut, fixture):
             print(f"self-test: the altered copy fails as it must: {str(e)[:200]}")
             return
         raise Mismatch("the altered copy passed check_fixture")
+
+
+def self_test_ignite_check(walcut, fixture):
+    """Ignite's own check of the last completed increment, written into a copy's truth.json: a
+    counter conflict there, where walcut says consistent, and a transaction called partially
+    committed that the node's WAL does not show applied outside its participant map, each fail."""
+    for name, check in (("a counter conflict", {"counter_conflicts": 1}),
+                        ("an unexplained partial commit",
+                         {"partially_committed": {"server-0": ["1.1.1"]}})):
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = os.path.join(tmp, "fixture")
+            shutil.copytree(fixture, copy)
+            path = os.path.join(copy, "truth.json")
+            truth = json.load(open(path))
+            last = [i for i in truth["increments"] if i["ok"]][-1]
+            last["check"] = dict({"counter_conflicts": 0, "hash_conflicts": 0, "tx_hash_conflicts": 0,
+                                  "partially_committed": {}, "errors": {}}, **check)
+            json.dump(truth, open(path, "w"))
+            try:
+                check_fixture(walcut, copy)
+            except Mismatch as e:
+                print(f"self-test: {name} in Ignite's own check fails as it must: {str(e)[:160]}")
+                continue
+            raise Mismatch(f"{name} in Ignite's own check of increment {last['index']} passed check_fixture")
 
 
 def self_test_metadata(walcut, fixture):
@@ -371,6 +475,7 @@ def main():
             self_test_request_id(args[1], args[2])
             self_test_baseline(args[1], args[2])
             self_test_no_snapshots(args[1], args[2])
+            self_test_ignite_check(args[1], args[2])
             print("self-test passed")
         elif args and args[0] == "--self-test-lost-update":
             self_test_lost_update(args[1], args[2])

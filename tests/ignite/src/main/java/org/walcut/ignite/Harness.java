@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
@@ -16,6 +17,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,10 +33,12 @@ import org.apache.ignite.cache.affinity.rendezvous.RendezvousAffinityFunction;
 import org.apache.ignite.cluster.ClusterNode;
 import org.apache.ignite.configuration.CacheConfiguration;
 import org.apache.ignite.internal.IgniteEx;
+import org.apache.ignite.internal.management.cache.IdleVerifyResultV2;
 import org.apache.ignite.internal.processors.cache.persistence.snapshot.IgniteSnapshotManager;
 import org.apache.ignite.internal.processors.cache.persistence.snapshot.IncrementalSnapshotMetadata;
 import org.apache.ignite.internal.processors.cache.persistence.snapshot.SnapshotMetadata;
 import org.apache.ignite.internal.processors.cache.persistence.wal.reader.IgniteWalIteratorFactory;
+import org.apache.ignite.internal.processors.cache.version.GridCacheVersion;
 import org.apache.ignite.internal.processors.cluster.BaselineTopology;
 import org.apache.ignite.internal.util.typedef.internal.CU;
 import org.apache.ignite.lang.IgniteFuture;
@@ -773,10 +777,58 @@ public final class Harness {
             // learn whether Ignite takes it.
             if (!Boolean.TRUE.equals(inc.get("ok")) && !keptOnEveryNode(inc))
                 continue;
+            inc.put("check", incrementCheck((String)inc.get("snapshot"), (Integer)inc.get("index")));
             inc.put("restored", restore((String)inc.get("snapshot"), (Integer)inc.get("index")));
         }
         for (int i = sc.servers - 1; i >= 0; i--)
             stopNode(Scenario.serverId(i), false);
+    }
+
+    /**
+     * Ignite's own check of increment {@code idx} of full snapshot {@code name}, what {@code control.sh
+     * --snapshot check NAME --increment idx} reports: the partitions whose copies' update counters or
+     * hashes differ, the pairs of nodes whose transaction hashes differ, the transactions it calls
+     * partially committed (by node: entries the node applied of a transaction whose PREPARED record
+     * there does not name the node as a primary or backup), and the nodes whose check failed.
+     */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> incrementCheck(String name, int idx) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        try {
+            IgniteSnapshotManager mgr = ((IgniteEx)crd()).context().cache().context().snapshotMgr();
+            IdleVerifyResultV2 r = mgr.checkSnapshot(name, null, idx).get(600_000).idleVerifyResult();
+            m.put("counter_conflicts", r.counterConflicts().size());
+            m.put("hash_conflicts", r.hashConflicts().size());
+            Object txHash = field(r, "txHashConflicts");
+            m.put("tx_hash_conflicts", txHash == null ? 0 : ((List<?>)txHash).size());
+            Map<String, Object> partial = new TreeMap<>();
+            Object pc = field(r, "partiallyCommittedTxs");
+            if (pc != null) {
+                for (Map.Entry<ClusterNode, Collection<GridCacheVersion>> e :
+                    ((Map<ClusterNode, Collection<GridCacheVersion>>)pc).entrySet()) {
+                    List<String> xids = new ArrayList<>();
+                    for (GridCacheVersion v : e.getValue())
+                        xids.add(Workload.ver(v));
+                    java.util.Collections.sort(xids);
+                    partial.put(String.valueOf(e.getKey().consistentId()), xids);
+                }
+            }
+            m.put("partially_committed", partial);
+            Map<String, Object> errors = new TreeMap<>();
+            if (r.exceptions() != null) {
+                for (Map.Entry<ClusterNode, Exception> e : r.exceptions().entrySet())
+                    errors.put(String.valueOf(e.getKey().consistentId()), String.valueOf(e.getValue()));
+            }
+            m.put("errors", errors);
+            progress("Ignite's check of increment " + idx + ": " + m.get("counter_conflicts") + " counter, "
+                + m.get("hash_conflicts") + " hash, " + m.get("tx_hash_conflicts") + " transaction hash conflicts, "
+                + partial.size() + " node(s) with partially committed transactions, " + errors.size() + " error(s)");
+        }
+        catch (Exception e) {
+            m.put("error", e.toString());
+            progress("Ignite's check of increment " + idx + " failed: " + e);
+        }
+        return m;
     }
 
     /**
@@ -826,11 +878,58 @@ public final class Harness {
     }
 
     /**
+     * {@code control.sh --snapshot check NAME --increment K} as an operator runs it: control.sh's own
+     * command handler (ignite-control-utility) started as a JVM of its own, with control.sh's heap and
+     * this JVM's module openings and properties, over the thin client protocol to the coordinator. The
+     * wall time of the whole process (its start, connection and the cluster's check), best of three, and
+     * the check's verdict (its line "The check procedure has ..."); a run that does not exit 0 with a
+     * verdict fails the timing.
+     */
+    private Map.Entry<Long, String> controlCheck(String name, int idx, File dir) throws Exception {
+        int port = ((IgniteEx)crd()).context().clientListener().port();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments())
+            if (a.startsWith("--add-opens") || a.startsWith("-D"))
+                cmd.add(a);
+        // Its Ignite home (where it makes a work directory) under `dir`, not the current directory.
+        cmd.addAll(List.of("-Xms256m", "-Xmx1g", "-DIGNITE_HOME=" + new File(dir, "control-home"),
+            "-cp", System.getProperty("java.class.path"),
+            "org.apache.ignite.internal.commandline.CommandHandler", "--host", "127.0.0.1", "--port",
+            String.valueOf(port), "--snapshot", "check", name, "--increment", String.valueOf(idx)));
+        File log = new File(dir, "control.log");
+        long best = Long.MAX_VALUE;
+        String verdict = null;
+        for (int r = 0; r < 3; r++) {
+            long t = System.nanoTime();
+            Process p = new ProcessBuilder(cmd).directory(dir).redirectErrorStream(true).redirectOutput(log).start();
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("control utility: no exit within 10 minutes");
+            }
+            long took = System.nanoTime() - t;
+            String out = Files.readString(log.toPath());
+            verdict = null;
+            for (String line : out.split("\n"))
+                if (line.startsWith("The check procedure has"))
+                    verdict = line.length() > 300 ? line.substring(0, 300) : line;
+            if (p.exitValue() != 0 || verdict == null)
+                throw new IllegalStateException("control utility: exit " + p.exitValue() + ": " + out);
+            best = Math.min(best, took);
+        }
+        progress("control.sh --snapshot check " + name + " --increment " + idx + ": " + best / 1_000_000 + " ms: "
+            + verdict);
+        return Map.entry(best, verdict);
+    }
+
+    /**
      * {@code time-ops --scenario S --seed N --snapshot NAME --increment K RUN}: Ignite's own operations
      * on the last increment of a run made before (RUN/nodes/<id>/work), timed now as the scenario's
      * timings are (timedOperations), on a copy of the servers' work directories (under java.io.tmpdir)
      * started again in this JVM. The copy is removed after, whatever happened; on a failure its log is
-     * kept as RUN/time-ops.log. Prints one JSON line: check_ms, increment_check_ms, restore_ms. A
+     * kept as RUN/time-ops.log. Prints one JSON line: check_ms, increment_check_ms, restore_ms, and
+     * control.sh's check of the increment as an operator runs it, timed, and its verdict (controlCheck; its
+     * output kept as RUN/time-ops-control.log). A
      * benchmark compares walcut with these in the same run, on the same machine at the same time.
      */
     private static int timeOps(String[] args) throws Exception {
@@ -893,9 +992,17 @@ public final class Harness {
             last.put("snapshot", snapshot);
             last.put("index", idx);
             h.increments.add(last);
+            Map.Entry<Long, String> control = h.controlCheck(snapshot, idx, copy);
+            Files.copy(new File(copy, "control.log").toPath(), new File(out, "time-ops-control.log").toPath(),
+                StandardCopyOption.REPLACE_EXISTING);
             h.timedOperations();
-            stdout.println("{\"check_ms\": " + snp.get("check_ms") + ", \"increment_check_ms\": " + last.get("check_ms")
-                + ", \"restore_ms\": " + last.get("restore_ms") + "}");
+            Map<String, Object> times = new LinkedHashMap<>();
+            times.put("check_ms", snp.get("check_ms"));
+            times.put("increment_check_ms", last.get("check_ms"));
+            times.put("restore_ms", last.get("restore_ms"));
+            times.put("control_increment_check_ms", control.getKey() / 1e6);
+            times.put("control_increment_check_verdict", control.getValue());
+            stdout.println(Json.write(times));
         }
         catch (Throwable t) {
             t.printStackTrace(logFile);
