@@ -8,7 +8,7 @@
 
 #include "libcut/commit_place.h"
 #include "libwal/cache_object.h"
-#include "libwal/ignite_record.h"
+#include "libwal/segment_format.h"
 #include "libwal/wal_reader.h"
 #include "recovery/restore.h"
 
@@ -46,31 +46,33 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
   });
   std::unordered_map<wal::TxId, std::vector<Key>, wal::TxIdHash> pending;  // writes of open transactions
   std::unordered_set<wal::TxId, wal::TxIdHash> decided;                    // committed here already
-  cut::CommitPlacer placer;                                                // Apache Ignite's WALs only
-  bool ignite_wal = false;
+  cut::CommitPlacer placer;  // where the format places a commit at its entries (Apache Ignite's)
+  bool placing = false;
   const wal::Record* r = nullptr;
   while (reader->Next(&r)) {
     if (to < r->ptr) break;
     const auto& d = r->decoded;
-    const bool ignite = wal::IsIgnite(r->format);
-    ignite_wal |= ignite;
-    if (r->type == static_cast<uint8_t>(wal::RecordType::kData) && (!ignite || wal::IsDecodedIgniteType(r->type))) {
+    const wal::FormatRules& rules = wal::RulesOf(r->format);
+    const bool placed = rules.commit_placed_at_entries;
+    placing |= placed;
+    if (r->type == static_cast<uint8_t>(wal::RecordType::kData)) {
       for (const auto& e : d.data.entries) {
         if (e.xid.IsNull()) continue;
-        Key k{e.cache_id, e.partition, ignite ? wal::CacheObjectText(e.key_type, e.key) : std::string(e.key)};
+        Key k{e.cache_id, e.partition,
+              rules.cache_object_keys ? wal::CacheObjectText(e.key_type, e.key) : std::string(e.key)};
         pending[e.xid].push_back(std::move(k));
-        if (ignite) placer.OnWrite(e.xid, r->ptr);
+        if (placed) placer.OnWrite(e.xid, r->ptr);
       }
-    } else if (ignite && cut::CommitPlacer::IsCutRecord(r->type)) {
+    } else if (placed && cut::CommitPlacer::IsCutRecord(r->type)) {
       placer.OnCutRecord(r->ptr);
     } else if (r->type == static_cast<uint8_t>(wal::RecordType::kTx)) {
       const auto& t = d.tx;
       if (t.state == wal::TxState::kRolledBack) {
         pending.erase(t.xid);
-        if (ignite) placer.Forget(t.xid);
+        if (placed) placer.Forget(t.xid);
       }
       if (!cut::IsCommit(t.state)) continue;
-      const wal::Pointer at = ignite ? placer.Place(t.xid, r->ptr) : r->ptr;
+      const wal::Pointer at = placed ? placer.Place(t.xid, r->ptr) : r->ptr;
       auto it = pending.find(t.xid);
       if (decided.insert(t.xid).second) {
         const cut::Side sa = SideIn(a, t.xid, at), sb = SideIn(b, t.xid, at);
@@ -86,9 +88,10 @@ wal::Status DiffNode(const cut::NodeIndex& n, const wal::WalLocation& wal_dir, c
     }
   }
   if (!damage.empty()) return wal::Status::Corruption(fmt::format("{}: {}", n.node, damage));
-  // Apache Ignite's: a transaction whose entries precede the later Finish record and whose
-  // COMMITTED record follows it is placed by its last entry, as restore places it.
-  if (ignite_wal) {
+  // Where commits are placed at their entries (Apache Ignite's): a transaction whose entries
+  // precede the later Finish record and whose COMMITTED record follows it is placed by its
+  // last entry, as restore places it.
+  if (placing) {
     placer.OnCutRecord(to);
     for (const auto& [x, keys] : pending) {
       if (!decided.insert(x).second) continue;

@@ -71,6 +71,9 @@ struct FormatRules {
   // them (Ignite's IncrementalSnapshotProcessor): the check compares each partition's
   // copies by what they apply (libcut/copy_counters.h).
   bool copies_by_update_counters = false;
+  // Keys are cache objects (a type and its bytes; wal::CacheObjectText spells them), not
+  // walcut's byte strings.
+  bool cache_object_keys = false;
 };
 inline constexpr FormatRules kWalcutRules{};
 inline constexpr FormatRules kIgniteRules{.data_end = FormatRules::DataEnd::kEndMark,
@@ -79,7 +82,8 @@ inline constexpr FormatRules kIgniteRules{.data_end = FormatRules::DataEnd::kEnd
                                           .commit_placed_at_entries = true,
                                           .rollback_without_prepare = true,
                                           .finish_sets_watch_commits = true,
-                                          .copies_by_update_counters = true};
+                                          .copies_by_update_counters = true,
+                                          .cache_object_keys = true};
 inline const FormatRules& RulesOf(SegmentFormat format) { return IsIgnite(format) ? kIgniteRules : kWalcutRules; }
 
 // Looks at up to the first 29 bytes of a segment. A walcut header is recognised by its
