@@ -263,7 +263,7 @@ void CutsJson(const cut::ClusterReport& report, const CutListing& l, fmt::memory
     }
     j.EndArray().Key("window");
     if (i < l.windows.size() && l.windows[i]) {
-      const IncrementWindow& w = *l.windows[i];
+      const app::IncrementWindow& w = *l.windows[i];
       j.BeginObject();
       if (w.to_ts != 0) {
         j.Field("from_ts", w.from_ts).Field("to_ts", w.to_ts);
@@ -298,7 +298,7 @@ void CutsText(const cut::ClusterReport& report, const CutListing& l, fmt::memory
                      n.after);
     }
     if (i < l.windows.size() && l.windows[i]) {
-      const IncrementWindow& w = *l.windows[i];
+      const app::IncrementWindow& w = *l.windows[i];
       fmt::format_to(it, "  increment");
       if (w.to_ts != 0) {
         fmt::format_to(it, " from ");
@@ -329,7 +329,7 @@ void CutsText(const cut::ClusterReport& report, const CutListing& l, fmt::memory
 bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing* out, int* code) {
   // Cut by cut, in bounded memory, each record counted on the way.
   auto resolved = app::ResolveWalInputs(paths);
-  auto tally = std::make_shared<WalTally>(resolved.ok() ? resolved->nodes.size() : 0);
+  auto tally = std::make_shared<app::WalTally>(resolved.ok() ? resolved->nodes.size() : 0);
   WalCheck how;
   how.tap = [tally](size_t i, const app::WalInput&) { return tally->Tap(i); };
   cut::StreamedCluster streamed;
@@ -340,7 +340,7 @@ bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing*
   std::map<std::string, size_t> node_of;
   for (size_t i = 0; i < out->inputs.nodes.size(); ++i) node_of[out->inputs.nodes[i].node] = i;
   if (resolved.ok() && out->inputs.nodes.size() == resolved->nodes.size()) {
-    out->windows = IncrementWindows(out->report, out->indexes, *tally, node_of);
+    out->windows = app::IncrementWindows(out->report, out->indexes, *tally, node_of);
   }
   out->restorable =
       app::RestorableCuts(paths.size() == 1 ? paths[0] : std::string(), out->inputs, out->indexes, out->report);

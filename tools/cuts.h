@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/increment_windows.h"
 #include "app/inputs.h"
 #include "libcut/cluster_check.h"
 #include "libcut/cut_index.h"
@@ -37,7 +38,7 @@ struct CutListing {
   app::WalInputs inputs;
   std::vector<cut::NodeIndex> indexes;
   cut::ClusterReport report;
-  std::vector<std::optional<IncrementWindow>> windows;
+  std::vector<std::optional<app::IncrementWindow>> windows;
   std::optional<std::vector<app::Restorable>> restorable;
 };
 bool ListCuts(const std::vector<std::string>& paths, Output& output, CutListing* out, int* code);

@@ -1,17 +1,15 @@
 #include "tools/info.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <set>
 
+#include "app/cut_info.h"
 #include "app/holdings.h"
 #include "app/inputs.h"
 #include "app/retention.h"
-#include "libwal/segment_file.h"
 #include "tools/cut_sources.h"
 #include "tools/cuts.h"
 #include "tools/json_writer.h"
@@ -20,182 +18,6 @@
 
 namespace tools {
 namespace {
-
-struct NodeWal {
-  std::string node;
-  uint64_t files = 0, bytes = 0;
-};
-
-// Each node's WAL files and bytes, as listed for reading.
-std::vector<NodeWal> WalSizes(const app::WalInputs& inputs) {
-  std::vector<NodeWal> out;
-  for (const auto& in : inputs.nodes) {
-    NodeWal n;
-    n.node = in.node;
-    std::vector<wal::SegmentFile> files = in.files;
-    if (!in.wal_dir.empty()) {
-      auto listed = wal::ListSegments(in.wal_dir);
-      if (listed.ok()) files = std::move(listed).value();
-    }
-    for (const auto& f : files) {
-      struct stat st {};
-      if (::stat(f.path.c_str(), &st) == 0) n.bytes += static_cast<uint64_t>(st.st_size);
-      ++n.files;
-    }
-    out.push_back(std::move(n));
-  }
-  return out;
-}
-
-// What Ignite's own restore of an increment needs: the full snapshot on every node of its
-// baseline, and every increment up to this one, metadata and WAL, on each of them.
-struct IgniteNeeds {
-  bool ok = true;
-  std::vector<std::string> lacking;
-};
-
-IgniteNeeds IgniteRestoreNeeds(const app::SnapshotHoldings& h, uint32_t index) {
-  IgniteNeeds r;
-  for (const auto& m : h.missing)
-    r.lacking.push_back(fmt::format("{}'s files (not given, or without the snapshot)", m));
-  for (uint32_t i = 1; i <= index; ++i) {
-    auto k = std::find_if(h.increments.begin(), h.increments.end(),
-                          [&](const app::IncrementHoldings& x) { return x.index == i; });
-    for (const auto& node : h.nodes) {
-      const bool meta =
-          k != h.increments.end() && std::find(k->with_meta.begin(), k->with_meta.end(), node) != k->with_meta.end();
-      const bool wal =
-          k != h.increments.end() && std::find(k->with_wal.begin(), k->with_wal.end(), node) != k->with_wal.end();
-      if (!meta)
-        r.lacking.push_back(fmt::format("increment {}'s metadata on {}", i, node));
-      else if (!wal)
-        r.lacking.push_back(fmt::format("increment {}'s WAL on {}", i, node));
-    }
-  }
-  r.ok = r.lacking.empty();
-  return r;
-}
-
-// One cut as info shows it.
-struct CutLine {
-  size_t cut = 0;  // in the report
-  uint64_t first_segment = 0, last_segment = 0;
-  bool has_range = false;
-  std::optional<IgniteNeeds> ignite;
-};
-
-struct Group {  // the cuts of one base snapshot (or of none)
-  std::string base;
-  const app::SnapshotHoldings* holdings = nullptr;
-  std::vector<CutLine> cuts;
-  std::vector<const app::IncrementHoldings*> unseen;  // kept by Ignite, with no cut in the WAL read
-};
-
-// The segments of a cut's increment: from where each node's range begins (the previous
-// consistent cut's Finish record of the same base, or the base snapshot's record) to the
-// last Finish record.
-void RangeOf(const CutListing& l, size_t i, CutLine* line) {
-  const cut::CutReport& c = l.report.cuts[i];
-  const cut::CutReport* prev = nullptr;
-  for (size_t k = i; k-- > 0;) {
-    const auto& p = l.report.cuts[k];
-    if (p.status == cut::CutStatus::kConsistent && p.base == c.base) {
-      prev = &p;
-      break;
-    }
-  }
-  bool any = false;
-  for (const auto& row : c.nodes) {
-    if (!row.has_finish) continue;
-    std::optional<uint64_t> from;
-    if (prev != nullptr) {
-      for (const auto& r : prev->nodes) {
-        if (r.node == row.node && r.has_finish) from = r.finish.segment;
-      }
-    } else {
-      for (const auto& idx : l.indexes) {
-        if (idx.node != row.node) continue;
-        for (const auto& s : idx.snapshots) {
-          if (s.name == c.base && s.at < row.finish) from = s.at.segment;
-        }
-      }
-    }
-    const uint64_t first = from.value_or(row.has_start ? row.start.segment : row.finish.segment);
-    line->first_segment = any ? std::min(line->first_segment, first) : first;
-    line->last_segment = any ? std::max(line->last_segment, row.finish.segment) : row.finish.segment;
-    any = true;
-  }
-  line->has_range = any;
-}
-
-std::vector<Group> Grouped(const CutListing& l, const std::vector<app::SnapshotHoldings>& holdings, bool ignite) {
-  std::vector<Group> groups;
-  auto group = [&](const std::string& base) -> Group& {
-    for (auto& g : groups) {
-      if (g.base == base) return g;
-    }
-    Group g;
-    g.base = base;
-    for (const auto& h : holdings) {
-      if (!base.empty() && h.name == base) g.holdings = &h;
-    }
-    groups.push_back(std::move(g));
-    return groups.back();
-  };
-  for (const auto& h : holdings) group(h.name);
-  for (const auto& idx : l.indexes) {
-    for (const auto& s : idx.snapshots) group(s.name);
-  }
-  for (size_t i = 0; i < l.report.cuts.size(); ++i) {
-    const auto& c = l.report.cuts[i];
-    CutLine line;
-    line.cut = i;
-    RangeOf(l, i, &line);
-    Group& g = group(c.base);
-    if (ignite && g.holdings != nullptr && c.increment) line.ignite = IgniteRestoreNeeds(*g.holdings, *c.increment);
-    g.cuts.push_back(std::move(line));
-  }
-  for (auto& g : groups) {
-    if (g.holdings == nullptr) continue;
-    for (const auto& k : g.holdings->increments) {
-      bool seen = false;
-      for (const auto& line : g.cuts) seen |= l.report.cuts[line.cut].id.ToString() == k.request_id;
-      if (!seen) g.unseen.push_back(&k);
-    }
-  }
-  // A group of no base last (cuts before any base snapshot, or whose base is unknown).
-  std::stable_partition(groups.begin(), groups.end(), [](const Group& g) { return !g.base.empty(); });
-  groups.erase(
-      std::remove_if(groups.begin(), groups.end(), [](const Group& g) { return g.base.empty() && g.cuts.empty(); }),
-      groups.end());
-  return groups;
-}
-
-uint64_t BaseTime(const CutListing& l, const Group& g) {
-  if (g.holdings != nullptr && g.holdings->time_ms != 0) return g.holdings->time_ms * 1'000'000;
-  uint64_t t = 0;
-  for (const auto& idx : l.indexes) {
-    for (const auto& s : idx.snapshots) {
-      if (s.name == g.base) t = std::max(t, s.timestamp);
-    }
-  }
-  return t;
-}
-
-// The nodes whose WAL has the base snapshot's record (walcut's base snapshots are found
-// there as well as on disk).
-std::vector<std::string> WithRecord(const CutListing& l, const std::string& base) {
-  std::vector<std::string> out;
-  for (const auto& idx : l.indexes) {
-    for (const auto& s : idx.snapshots) {
-      if (s.name == base) {
-        out.push_back(idx.node);
-        break;
-      }
-    }
-  }
-  return out;
-}
 
 std::string Joined(const std::vector<std::string>& v) {
   std::string s;
@@ -209,8 +31,9 @@ std::string Time(uint64_t ns) {
   return std::string(b.data(), b.size());
 }
 
-void Text(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, const std::vector<Group>& groups,
-          const std::optional<app::PruneEstimate>& prune, fmt::memory_buffer* b) {
+void Text(const CutListing& l, bool ignite, const std::vector<app::NodeWal>& wals,
+          const std::vector<app::CutGroup>& groups, const std::optional<app::PruneEstimate>& prune,
+          fmt::memory_buffer* b) {
   auto it = std::back_inserter(*b);
   uint64_t files = 0, bytes = 0;
   std::vector<std::string> names;
@@ -229,7 +52,7 @@ void Text(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, co
       fmt::format_to(it, "cuts of no base snapshot\n");
     } else {
       fmt::format_to(it, "{} \"{}\"", ignite ? "full snapshot" : "base snapshot", g.base);
-      if (const uint64_t t = BaseTime(l, g); t != 0) fmt::format_to(it, ", taken {}", Time(t));
+      if (const uint64_t t = app::BaseTime(l.indexes, g); t != 0) fmt::format_to(it, ", taken {}", Time(t));
       const app::SnapshotHoldings* h = g.holdings;
       if (h != nullptr) {
         const size_t all = h->nodes.size() + h->missing.size();
@@ -237,7 +60,8 @@ void Text(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, co
                        h->files, ignite ? "page " : "");
         if (!h->missing.empty()) fmt::format_to(it, "; missing on {}", Joined(h->missing));
       } else {
-        fmt::format_to(it, ": no files of it found (its record is in the WAL of {})", Joined(WithRecord(l, g.base)));
+        fmt::format_to(it, ": no files of it found (its record is in the WAL of {})",
+                       Joined(app::NodesWithRecord(l.indexes, g.base)));
       }
       fmt::format_to(it, "\n");
     }
@@ -288,8 +112,9 @@ void Text(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, co
   fmt::format_to(it, "{} cut(s), {} consistent\n", l.report.cuts.size(), consistent);
 }
 
-void Json(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, const std::vector<Group>& groups,
-          const std::optional<app::PruneEstimate>& prune, fmt::memory_buffer* b) {
+void Json(const CutListing& l, bool ignite, const std::vector<app::NodeWal>& wals,
+          const std::vector<app::CutGroup>& groups, const std::optional<app::PruneEstimate>& prune,
+          fmt::memory_buffer* b) {
   JsonWriter j(b);
   j.BeginObject().Field("schema", 1).Field("format", ignite ? "ignite" : "walcut").Key("nodes").BeginArray();
   for (const auto& w : wals) {
@@ -307,7 +132,7 @@ void Json(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, co
     } else {
       j.String(g.base);
     }
-    j.Field("time_ns", BaseTime(l, g));
+    j.Field("time_ns", app::BaseTime(l.indexes, g));
     const app::SnapshotHoldings* h = g.holdings;
     j.Key("nodes").BeginArray();
     if (h != nullptr) {
@@ -318,7 +143,7 @@ void Json(const CutListing& l, bool ignite, const std::vector<NodeWal>& wals, co
       for (const auto& n : h->missing) j.String(n);
     }
     j.EndArray().Key("record_on").BeginArray();
-    for (const auto& n : WithRecord(l, g.base)) j.String(n);
+    for (const auto& n : app::NodesWithRecord(l.indexes, g.base)) j.String(n);
     j.EndArray().Field("files", h != nullptr ? h->files : 0).Field("bytes", h != nullptr ? h->bytes : 0);
     j.Key("cuts").BeginArray();
     for (const auto& line : g.cuts) {
@@ -377,8 +202,8 @@ int RunInfo(const InfoOptions& o, Output& output) {
   bool ignite = false;
   for (const auto& in : l.inputs.nodes) ignite |= app::IsIgniteInput(in);
   const std::vector<app::SnapshotHoldings> holdings = app::HoldingsOf(l.inputs);
-  const std::vector<NodeWal> wals = WalSizes(l.inputs);
-  const std::vector<Group> groups = Grouped(l, holdings, ignite);
+  const std::vector<app::NodeWal> wals = app::WalSizes(l.inputs);
+  const std::vector<app::CutGroup> groups = app::GroupedByBase(l.report, l.indexes, holdings, ignite);
   const std::optional<app::PruneEstimate> prune =
       app::EstimatePrune(o.paths.size() == 1 ? o.paths[0] : std::string(), l.inputs, l.indexes, l.report);
   if (!o.quiet) {
