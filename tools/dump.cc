@@ -15,10 +15,10 @@
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
+#include "libwal/in_order.h"
 #include "libwal/wal_parts.h"
 #include "libwal/wal_reader.h"
 #include "tools/cache_names.h"
-#include "tools/in_order.h"
 #include "tools/json_writer.h"
 
 namespace tools {
@@ -663,7 +663,7 @@ bool ReadInParts(const DumpOptions& o, Output& output, const app::WalInput& in, 
     Totals totals;
   };
   const size_t n = units.size();
-  MakeInOrder<Unit>(
+  wal::MakeInOrder<Unit>(
       n, cores, cores + 1,  // parts held in memory at most
       [&](size_t k) {
         Unit unit;

@@ -5,58 +5,28 @@
 #include <iterator>
 #include <map>
 #include <string>
-#include <thread>
 
-#include "app/ignite_stores.h"
+#include "app/gap_closing.h"
 #include "app/inputs.h"
-#include "libwal/wal_writer.h"
 #include "recovery/gaps.h"
 #include "tools/cache_names.h"
-#include "tools/in_order.h"
 #include "tools/json_writer.h"
 #include "tools/progress.h"
 
 namespace tools {
 namespace {
 
-// Every node's gaps, read on as many threads as there are cores (one pass per node);
-// with more than one node, each gap's owner is looked for among the others' commits.
+// Every node's gaps (app::ScanClusterGaps); on failure prints the error and sets *code.
 bool Scan(const std::vector<app::WalInput>& inputs, bool cluster, Output& output, std::vector<recovery::NodeGaps>* out,
           int* code) {
-  std::vector<wal::Result<recovery::NodeGaps>> scanned(inputs.size(), wal::Status::Internal("not read"));
-  OnThreads(inputs.size(), std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
-    recovery::GapScanOptions options;
-    options.collect_committed = cluster;
-    options.ignite = app::IsIgniteInput(inputs[i]);
-    if (options.ignite) {
-      options.group_of = app::IgniteSharedGroupsOf(inputs[i]);
-      options.snapshot_lwms = app::IgniteSnapshotLwmsOf(inputs[i]);
-    }
-    scanned[i] = recovery::ScanGaps(inputs[i].node, inputs[i].wal_dir, options);
-  });
-  out->clear();
-  for (auto& g : scanned) {
-    if (!g.ok()) {
-      output.Error("{}", g.status().message());
-      *code = kExitUnreadable;
-      return false;
-    }
-    out->push_back(std::move(g).value());
+  auto scanned = app::ScanClusterGaps(inputs, cluster);
+  if (!scanned.ok()) {
+    output.Error("{}", scanned.status().message());
+    *code = kExitUnreadable;
+    return false;
   }
-  if (cluster) recovery::MarkCommittedElsewhere(*out);
+  *out = std::move(scanned).value();
   return true;
-}
-
-bool Closable(const recovery::CounterGap& g, bool cluster, bool finalize) {
-  if (g.committed_elsewhere) return false;
-  switch (g.fate) {
-    case recovery::GapFate::kRolledBack: return true;
-    case recovery::GapFate::kPrepared: return cluster || finalize;
-    case recovery::GapFate::kNoOwner: return finalize;
-    case recovery::GapFate::kUnknown:
-    case recovery::GapFate::kCommitted: return false;
-  }
-  return false;
 }
 
 std::string GapText(const recovery::CounterGap& g) {
@@ -70,47 +40,20 @@ std::string GapText(const recovery::CounterGap& g) {
   return s;
 }
 
-// What closing the gaps of node `n` would write.
-std::vector<wal::RollbackRecord> RollbacksFor(const recovery::NodeGaps& n, bool cluster, bool finalize) {
-  std::vector<wal::RollbackRecord> records;
-  for (const auto& c : n.copies) {
-    for (const auto& g : c.gaps) {
-      if (Closable(g, cluster, finalize)) records.push_back({c.cache, c.partition, g.first - 1, g.last - g.first + 1});
-    }
-  }
-  return records;
-}
-
-// Appends `records` to the WAL of `n`, synced before they are reported in `written`.
+// Appends `records` to the WAL of `n` (app::AppendRollbacks), synced before they are
+// reported in `written`.
 bool AppendRollbacks(const recovery::NodeGaps& n, const std::vector<wal::RollbackRecord>& records, Output& output,
                      fmt::memory_buffer* written) {
-  wal::WriterOptions wo;
-  wo.fsync = true;
-  auto w = wal::WalWriter::OpenForAppend(n.wal_dir.dirs.front(), wo);
-  if (!w.ok()) {
-    output.Error("{}: {}", n.node, w.status().message());
-    return false;
-  }
-  std::vector<wal::Pointer> at;
-  for (const auto& r : records) {
-    auto p = (*w)->Append(r);
-    if (!p.ok()) {
-      output.Error("{}: {}", n.node, p.status().message());
-      return false;
-    }
-    at.push_back(*p);
-  }
-  wal::Status s = (*w)->Sync();
-  if (s.ok()) s = (*w)->Close();
-  if (!s.ok()) {
-    output.Error("{}: {}", n.node, s.message());
+  auto at = app::AppendRollbacks(n, records);
+  if (!at.ok()) {
+    output.Error("{}", at.status().message());
     return false;
   }
   for (size_t k = 0; k < records.size(); ++k) {
     const auto& r = records[k];
     fmt::format_to(std::back_inserter(*written),
-                   "{} wrote ROLLBACK_TX_RECORD at {} cache {} part {} start {} range {}\n", n.node, at[k].ToString(),
-                   r.cache_id, r.partition, r.start, r.range);
+                   "{} wrote ROLLBACK_TX_RECORD at {} cache {} part {} start {} range {}\n", n.node,
+                   (*at)[k].ToString(), r.cache_id, r.partition, r.start, r.range);
   }
   return true;
 }
@@ -127,7 +70,7 @@ int CloseGaps(const GapsOptions& o, bool cluster, const std::vector<recovery::No
       output.err->Write(std::string_view(written->data(), written->size()));
       return kExitInterrupted;
     }
-    const std::vector<wal::RollbackRecord> records = RollbacksFor(n, cluster, o.finalize);
+    const std::vector<wal::RollbackRecord> records = app::RollbacksFor(n, cluster, o.finalize);
     if (records.empty()) continue;
     if (!n.errors.empty()) {
       output.Error("{}: not closing gaps in a damaged WAL", n.node);

@@ -7,8 +7,8 @@
 
 #include "libcut/cluster_check.h"
 #include "libcut/tx_census.h"
+#include "libwal/in_order.h"
 #include "tools/cut_sources.h"
-#include "tools/in_order.h"
 #include "tools/progress.h"
 #include "tools/txs_printer.h"
 
@@ -39,7 +39,7 @@ bool ReadAll(const std::vector<std::string>& paths, const std::optional<wal::TxI
   if (!InInputOrder(*inputs, std::move(streamed.nodes), output, &indexes, code)) return false;
   for (size_t i = 0; i < n; ++i) (*nodes)[i].index = std::move(indexes[i]);
   // Sorting each node's transactions: on every core.
-  OnThreads(n, std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
+  wal::OnThreads(n, std::max(1u, std::thread::hardware_concurrency()), [&](size_t i) {
     if (census[i] != nullptr) census[i]->Finish(&(*nodes)[i]);
     census[i].reset();
   });
@@ -140,7 +140,7 @@ void PrintRows(const std::vector<cut::NodeTxs>& nodes, const TxsPrinter& printer
   // one would grow by copies and fault in its pages, range after range.
   std::mutex spare_mu;
   std::vector<std::unique_ptr<RowsText>> spare;
-  MakeInOrder<std::unique_ptr<RowsText>>(
+  wal::MakeInOrder<std::unique_ptr<RowsText>>(
       ranges, threads, 4 * threads,
       [&](size_t r) {
         std::unique_ptr<RowsText> text;

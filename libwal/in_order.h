@@ -1,4 +1,4 @@
-// Work spread over threads, for the commands: items done on several threads at once, and
+// Work spread over threads: items done on several threads at once, and
 // parts made on several threads and taken in order (printed as one thread would print
 // them). What a thread throws (out of memory) stops the others and is thrown to the
 // caller once every thread has stopped.
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-namespace tools {
+namespace wal {
 
 // f(i) for every i in [0, n), on up to `threads` threads (the caller's among them).
 template <typename F>
@@ -108,4 +108,4 @@ void MakeInOrder(size_t n, size_t threads, size_t ahead, Make&& make, Take&& tak
   if (failure) std::rethrow_exception(failure);
 }
 
-}  // namespace tools
+}  // namespace wal
