@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "app/inputs.h"
+#include "app/record_filter.h"
 #include "libwal/binary_meta.h"
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
@@ -38,105 +39,6 @@ struct PartStats {
   uint64_t entries = 0;
   uint64_t bytes = 0;
   uint64_t rollbacks = 0;
-};
-
-// The time a record carries, if it carries one (Ignite's cut and snapshot records, and
-// records walcut does not decode, carry none).
-std::optional<uint64_t> OwnTime(const Record& r) {
-  const auto& a = r.decoded;
-  const bool ignite = wal::IsIgnite(r.format);
-  if (ignite && !wal::IsDecodedIgniteType(r.type)) return std::nullopt;
-  switch (static_cast<RecordType>(r.type)) {
-    case RecordType::kTx: return a.tx.timestamp;
-    case RecordType::kData: return a.data.timestamp;
-    case RecordType::kClusterSnapshot: return ignite ? std::nullopt : std::optional<uint64_t>(a.snapshot.timestamp);
-    case RecordType::kCutStart: return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_start.timestamp);
-    case RecordType::kCutFinish: return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_finish.timestamp);
-    default: return std::nullopt;
-  }
-}
-
-class Filter {
- public:
-  explicit Filter(const DumpOptions& o) : o_(o) {
-    for (uint8_t t : o.types) types_[t] = true;
-    any_type_ = o.types.empty();
-    entry_level_ = o.tx || o.partition || o.key || !o.caches.empty();
-  }
-
-  // Whether to show `r`; for a DATA_RECORD_V2 under an entry filter, also which entries.
-  bool Match(const Record& r, std::vector<uint32_t>* entries, bool* partial) const {
-    *partial = false;
-    if (!any_type_ && !types_[r.type]) return false;
-    if (o_.from && r.ptr < *o_.from) return false;
-    const auto& a = r.decoded;
-    if (wal::IsIgnite(r.format) && !wal::IsDecodedIgniteType(r.type)) {
-      return !(o_.tx || o_.partition || o_.key || o_.cut || !o_.caches.empty());
-    }
-    switch (static_cast<RecordType>(r.type)) {
-      case RecordType::kData: {
-        if (o_.cut) return false;
-        if (!entry_level_) return true;
-        entries->clear();
-        const auto& es = a.data.entries;
-        for (uint32_t i = 0; i < es.size(); ++i) {
-          const auto& e = es[i];
-          if (o_.tx && e.xid != *o_.tx) continue;
-          if (o_.partition && e.partition != *o_.partition) continue;
-          if (!CacheWanted(e.cache_id)) continue;
-          if (o_.key && !KeyMatches(r, e)) continue;
-          entries->push_back(i);
-        }
-        *partial = entries->size() != es.size();
-        return !entries->empty();
-      }
-      case RecordType::kTx:
-        if (o_.partition || o_.key || o_.cut || !o_.caches.empty()) return false;
-        return !o_.tx || a.tx.xid == *o_.tx;
-      case RecordType::kRollback:
-        if (o_.tx || o_.key || o_.cut) return false;
-        return (!o_.partition || a.rollback.partition == *o_.partition) && CacheWanted(a.rollback.cache_id);
-      case RecordType::kCutStart:
-        if (o_.tx || o_.partition || o_.key || !o_.caches.empty()) return false;
-        return !o_.cut || a.cut_start.cut_id.ToString().starts_with(*o_.cut);
-      case RecordType::kCutFinish: {
-        if (o_.partition || o_.key || !o_.caches.empty()) return false;
-        if (o_.cut && !a.cut_finish.cut_id.ToString().starts_with(*o_.cut)) return false;
-        if (!o_.tx) return true;
-        auto has = [&](const std::vector<wal::TxId>& v) { return std::find(v.begin(), v.end(), *o_.tx) != v.end(); };
-        return has(a.cut_finish.before) || has(a.cut_finish.after);
-      }
-      default: return !(o_.tx || o_.partition || o_.key || o_.cut || !o_.caches.empty());
-    }
-  }
-
-  bool CacheWanted(uint32_t cache) const {
-    return o_.caches.empty() || std::find(o_.caches.begin(), o_.caches.end(), cache) != o_.caches.end();
-  }
-
- private:
-  // walcut's keys are bytes; an Ignite key matches by its text (an int key 42 by "42",
-  // a String by itself) or by its bytes.
-  bool KeyMatches(const Record& r, const wal::DataEntry& e) const {
-    if (e.key == *o_.key) return true;
-    if (!wal::IsIgnite(r.format)) return false;
-    // As shown (named, when the node's binary metadata knows the type), or as shown without
-    // metadata.
-    return wal::CacheObjectText(e.key_type, e.key, binary_types_) == *o_.key ||
-           (binary_types_ != nullptr && wal::CacheObjectText(e.key_type, e.key) == *o_.key);
-  }
-
- public:
-  // The binary metadata of the input being read: a binary key matches by the text shown.
-  void set_binary_types(const wal::BinaryTypes* types) { binary_types_ = types; }
-
- private:
-  const wal::BinaryTypes* binary_types_ = nullptr;
-
-  const DumpOptions& o_;
-  std::array<bool, 256> types_{};
-  bool any_type_ = true;
-  bool entry_level_ = false;
 };
 
 // `--stats` with no filter, range or limit.
@@ -493,7 +395,7 @@ class DumpRun {
       if (o_.to && !(rec->ptr < *o_.to)) break;
       news = true;
       if (o_.since || o_.until) {
-        if (auto t = OwnTime(*rec)) last_time_[i] = *t;
+        if (auto t = app::OwnTime(*rec)) last_time_[i] = *t;
         if ((o_.since && last_time_[i] < *o_.since) || (o_.until && last_time_[i] > *o_.until)) continue;
       }
       bool partial = false;
@@ -523,7 +425,7 @@ class DumpRun {
   const DumpOptions& o_;
   Output& output_;
   const std::vector<app::WalInput> inputs_;
-  Filter filter_;
+  app::RecordFilter filter_;
   std::vector<uint64_t> last_time_ = std::vector<uint64_t>(inputs_.size(), 0);  // per input, for --since/--until
   Totals totals_;
   RecordFormat format_;

@@ -9,13 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "app/record_filter.h"
 #include "libwal/ids.h"
 #include "tools/output.h"
 #include "tools/record_format.h"
 
 namespace tools {
 
-struct DumpOptions {
+// The filters (types, tx, partition, caches resolved, key, cut, from) are the selection's.
+struct DumpOptions : app::RecordSelection {
   std::vector<std::string> paths;
   bool json = false;
   bool quiet = false;
@@ -23,16 +25,9 @@ struct DumpOptions {
   // What the --stats table is by: record type (the default), node, partition or cache.
   enum class StatsBy { kType, kNode, kPartition, kCache };
   StatsBy stats_by = StatsBy::kType;
-  std::vector<uint8_t> types;  // record type ids; empty = all
-  std::optional<wal::TxId> tx;
-  std::optional<uint32_t> partition;
   std::vector<std::string> cache_wanted;        // --cache as given: names or ids
-  std::vector<uint32_t> caches;                 // those resolved (RunDump); empty = all
   std::map<uint32_t, std::string> cache_names;  // names printed beside ids (RunDump finds them)
-  std::optional<std::string> key;
-  std::optional<std::string> cut;  // a cut id or a prefix of one
-  std::optional<wal::Pointer> from;
-  std::optional<wal::Pointer> to;  // exclusive
+  std::optional<wal::Pointer> to;               // exclusive
   // Record times (nanoseconds), both inclusive; a record without a time of its own has
   // the time of the record before it in its WAL.
   std::optional<uint64_t> since, until;
