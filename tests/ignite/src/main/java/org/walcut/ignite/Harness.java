@@ -92,6 +92,10 @@ public final class Harness {
             System.exit(timeOps(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
+        if (args.length > 0 && args[0].equals("check-increments")) {  // tests/ignite/make_fixtures
+            System.exit(checkIncrements(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
         String scenario = null;
         Long seed = null;
         String outDir = null;
@@ -1019,6 +1023,71 @@ public final class Harness {
                 }
                 catch (IOException e) {
                     console.println("harness time-ops: the log could not be kept: " + e);
+                }
+            }
+            deleteTree(copy.toPath());
+        }
+        return rc;
+    }
+
+    /**
+     * {@code check-increments --scenario S RUN NAME/K...}: Ignite's own check of increment K of full
+     * snapshot NAME of a run made before, for each NAME/K given (incrementCheck, what control.sh
+     * --snapshot check NAME --increment K reports), on a cluster of the run's servers started afresh
+     * (under java.io.tmpdir, with the same consistent ids, so the same compact ids in the baseline)
+     * with each server's snapshots/ copied from RUN/nodes/<id>/work: all the check reads. For a
+     * fixture, whose live work directories keep only the WAL (tests/ignite/add_increment_checks.py).
+     * Prints one JSON line: {"NAME/K": check, ...}.
+     */
+    private static int checkIncrements(String[] args) throws Exception {
+        if (args.length < 4 || !args[0].equals("--scenario")) {
+            System.err.println("usage: harness check-increments --scenario S RUN_DIR NAME/K...");
+            return 2;
+        }
+        Scenario sc = Scenario.byName(args[1]);
+        File out = new File(args[2]).getAbsoluteFile();
+        for (Map.Entry<String, String> e : sc.systemProperties.entrySet())
+            System.setProperty(e.getKey(), e.getValue());
+        File copy = Files.createTempDirectory("walcut-check-increments-").toFile();
+        PrintStream console = System.err;
+        PrintStream stdout = System.out;
+        PrintStream logFile = isolate(new File(copy, "ignite-home"), new File(copy, "harness.log"));
+        Harness h = new Harness(sc, 0, out, false, console, logFile);
+        int rc = 0;
+        try {
+            File runDir = new File(copy, "run");
+            for (int i = 0; i < sc.servers; i++) {
+                String id = Scenario.serverId(i);
+                copyTree(new File(out, "nodes/" + id + "/work/snapshots").toPath(),
+                    new File(runDir, id + "/snapshots").toPath());
+            }
+            h.cluster = new Cluster(sc, runDir);
+            for (Ignite ig : h.cluster.startServers(sc.servers))
+                h.nodes.put(ig.name(), ig);
+            Cluster.activate(h.crd());
+            Map<String, Object> checks = new LinkedHashMap<>();
+            for (int i = 3; i < args.length; i++) {
+                int slash = args[i].lastIndexOf('/');
+                checks.put(args[i], h.incrementCheck(args[i].substring(0, slash),
+                    Integer.parseInt(args[i].substring(slash + 1))));
+            }
+            stdout.println(Json.write(checks));
+        }
+        catch (Throwable t) {
+            t.printStackTrace(logFile);
+            console.println("harness check-increments: FAILED: " + t + " (log: " + new File(out, "check-increments.log") + ")");
+            rc = 1;
+        }
+        finally {
+            Ignition.stopAll(true);
+            logFile.flush();
+            if (rc != 0) {
+                try {
+                    Files.copy(new File(copy, "harness.log").toPath(), new File(out, "check-increments.log").toPath(),
+                        StandardCopyOption.REPLACE_EXISTING);
+                }
+                catch (IOException e) {
+                    console.println("harness check-increments: the log could not be kept: " + e);
                 }
             }
             deleteTree(copy.toPath());
