@@ -34,6 +34,9 @@ def add(fixture):
     if p.returncode != 0:
         sys.exit(f"{fixture}: check-increments failed (exit {p.returncode}):\n{p.stderr[-2000:]}")
     checks = json.loads(p.stdout.strip().splitlines()[-1])
+    failed = {name: c["error"] for name, c in checks.items() if "error" in c}
+    if failed:
+        sys.exit(f"{fixture}: Ignite's check did not run, nothing written: {json.dumps(failed)[:1000]}")
     for inc, name in zip(wanted, names):
         # The entry's request_id line, in the increments array (each attempt's id is its own).
         m = re.search(r'\n( *)"request_id": "%s",\n' % re.escape(inc["request_id"]), text[text.index('\n  "increments": ['):])

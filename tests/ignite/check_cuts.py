@@ -78,8 +78,39 @@ def data_conflicts(check):
     """What Ignite's own check of an increment (truth.json: increments[].check, what control.sh
     --snapshot check NAME --increment K reports) finds against the data: partitions whose copies'
     counters or hashes differ, node pairs whose transaction hashes differ, nodes whose check failed."""
-    return (check.get("counter_conflicts", 0) + check.get("hash_conflicts", 0) + check.get("tx_hash_conflicts", 0)
-            + len(check.get("errors", {})))
+    return check["counter_conflicts"] + check["hash_conflicts"] + check["tx_hash_conflicts"] + len(check["errors"])
+
+
+_READINGS = {}  # (walcut, work directory, compact id) -> (named, written): one dump per node
+
+
+def participant_reading(walcut, work, cid):
+    """What walcut's reading of a node's WAL (its work directory) says for Ignite's partial-commit
+    rule: the write versions some PREPARED TX_RECORD there names the node for (as a primary, a
+    backup, or every node: 32767), and each transaction's write versions of its entries there."""
+    key = (walcut, work, cid)
+    if key in _READINGS:
+        return _READINGS[key]
+    p = subprocess.run([walcut, "dump", "--json", "--type", "TX_RECORD,DATA_RECORD_V2", work],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Mismatch(f"walcut dump --json {work}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+    named = set()   # write versions a PREPARED record names this node for
+    written = {}    # near xid -> write versions of its entries on this node
+    for line in p.stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        if r["type"] == "TX_RECORD":
+            if r["state"] == "PREPARED" and any(q["primary"] == cid or cid in q["backups"] or 32767 in q["backups"]
+                                                for q in r["participants"]):
+                named.add(r["write_version"])
+        elif r["type"] == "DATA_RECORD_V2":
+            for e in r["entries"]:
+                if "tx" in e:
+                    written.setdefault(e["tx"], set()).add(e["write_version"])
+    _READINGS[key] = (named, written)
+    return named, written
 
 
 def unexplained_partial_commits(walcut, fixture, truth, check):
@@ -92,48 +123,36 @@ def unexplained_partial_commits(walcut, fixture, truth, check):
     compact = {n["consistent_id"]: n.get("compact_id") for n in truth["nodes"]}
     folders = {n["consistent_id"]: n.get("work_dir") for n in truth["nodes"]}
     missing = []
-    for node, xids in sorted(check.get("partially_committed", {}).items()):
+    for node, xids in sorted(check["partially_committed"].items()):
         cid = compact.get(node)
-        work = os.path.join(fixture, folders.get(node) or os.path.join("nodes", node, "work"))
-        p = subprocess.run([walcut, "dump", "--json", "--type", "TX_RECORD,DATA_RECORD_V2", work],
-                           capture_output=True, text=True)
-        named = set()   # write versions a PREPARED record names this node for
-        written = {}    # near xid -> write versions of its entries on this node
-        for line in p.stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            r = json.loads(line)
-            if r["type"] == "TX_RECORD" and r.get("state") == "PREPARED":
-                if any(q["primary"] == cid or cid in q["backups"] or 32767 in q["backups"]
-                       for q in r.get("participants", [])):
-                    named.add(r["write_version"])
-            elif r["type"] == "DATA_RECORD_V2":
-                for e in r.get("entries", []):
-                    if "tx" in e:
-                        written.setdefault(e["tx"], set()).add(e["write_version"])
+        if cid is None:
+            missing.extend((node, xid) for xid in xids)
+            continue
+        named, written = participant_reading(
+            walcut, os.path.join(fixture, folders.get(node) or os.path.join("nodes", node, "work")), cid)
         for xid in xids:
-            if cid is None or not (written.get(xid, set()) - named):
+            if not written.get(xid, set()) - named:
                 missing.append((node, xid))
     return missing
 
 
 def agrees_with_ignite_check(walcut, fixture, truth, inc, c):
-    """walcut's verdict on a completed increment against Ignite's own check of it, where the truth
-    has that check: a consistent cut must have no data conflict by Ignite's check, and every
-    transaction Ignite calls partially committed must be one whose participant map leaves out a node
-    that applied it (unexplained_partial_commits)."""
+    """walcut's verdict on an increment Ignite restores against Ignite's own check of it, where the
+    truth has that check: the check must have run, a consistent cut must have no data conflict by
+    it, and every transaction Ignite calls partially committed must be one whose participant map
+    leaves out a node that applied it (unexplained_partial_commits)."""
     check = inc.get("check")
-    if not check or "error" in check:
-        if check:
-            print(f"  increment {inc['index']}: Ignite's own check did not run: {check['error'][:120]}")
+    if not check:
         return
+    if "error" in check:
+        raise Mismatch(f"increment {inc['index']}: Ignite's own check of it did not run: {check['error'][:300]}")
     conflicts = data_conflicts(check)
     if c["status"] == "consistent" and conflicts:
         raise Mismatch(f"increment {inc['index']}: walcut says consistent, Ignite's own check finds "
-                       f"{check.get('counter_conflicts', 0)} counter, {check.get('hash_conflicts', 0)} hash and "
-                       f"{check.get('tx_hash_conflicts', 0)} transaction hash conflicts, errors "
-                       f"{json.dumps(check.get('errors', {}))[:300]}")
-    partial = check.get("partially_committed", {})
+                       f"{check['counter_conflicts']} counter, {check['hash_conflicts']} hash and "
+                       f"{check['tx_hash_conflicts']} transaction hash conflicts, errors "
+                       f"{json.dumps(check['errors'])[:300]}")
+    partial = check["partially_committed"]
     if partial:
         missing = unexplained_partial_commits(walcut, fixture, truth, check)
         if missing:
@@ -164,6 +183,8 @@ def check_fixture(walcut, fixture, nodes=None, snapshot=None):
                                + (f"{c['status']} (increment {c.get('increment')})" if c else "nothing of it"))
             print(f"  attempt {inc['attempt']} failed by Ignite after every node kept it; Ignite restores it, "
                   f"walcut: consistent, increment {inc['index']}")
+            if snapshot is None:
+                agrees_with_ignite_check(walcut, fixture, truth, inc, c)
             continue
         if not inc["ok"]:
             if c is not None and c["status"] == "consistent":
@@ -308,23 +329,38 @@ def self_test(walcut, fixture):
 
 def self_test_ignite_check(walcut, fixture):
     """Ignite's own check of the last completed increment, written into a copy's truth.json: a
-    counter conflict there, where walcut says consistent, and a transaction called partially
-    committed that the node's WAL does not show applied outside its participant map, each fail."""
-    for name, check in (("a counter conflict", {"counter_conflicts": 1}),
-                        ("an unexplained partial commit",
-                         {"partially_committed": {"server-0": ["1.1.1"]}})):
+    counter conflict there, where walcut says consistent; a check that did not run; and a
+    transaction called partially committed on server-0 that the node's WAL does not show applied
+    outside its participant map (one that is not in it, and one of its own whose every entry a
+    PREPARED record there names server-0 for) each fail, each for its own reason."""
+    truth = json.load(open(os.path.join(fixture, "truth.json")))
+    cid = next(n["compact_id"] for n in truth["nodes"] if n["consistent_id"] == "server-0")
+    named, written = participant_reading(walcut, os.path.join(fixture, "nodes", "server-0", "work"), cid)
+    covered = sorted(x for x, versions in written.items() if versions and versions <= named)
+    if not covered:
+        raise Mismatch("server-0 of the fixture has no transaction whose entries a PREPARED record names it for")
+    cases = (("a counter conflict", {"counter_conflicts": 1}, "walcut says consistent, Ignite's own check finds"),
+             ("a check that did not run", {"error": "java.lang.IllegalStateException: test"}, "did not run"),
+             ("a partial commit of a transaction not in the WAL", {"partially_committed": {"server-0": ["1.1.1"]}},
+              "walcut's reading does not show"),
+             (f"a partial commit of {covered[0]}, named by its PREPARED records on server-0",
+              {"partially_committed": {"server-0": [covered[0]]}}, "walcut's reading does not show"))
+    for name, check, why in cases:
         with tempfile.TemporaryDirectory() as tmp:
             copy = os.path.join(tmp, "fixture")
             shutil.copytree(fixture, copy)
             path = os.path.join(copy, "truth.json")
             truth = json.load(open(path))
             last = [i for i in truth["increments"] if i["ok"]][-1]
-            last["check"] = dict({"counter_conflicts": 0, "hash_conflicts": 0, "tx_hash_conflicts": 0,
-                                  "partially_committed": {}, "errors": {}}, **check)
+            last["check"] = check if "error" in check else dict(
+                {"counter_conflicts": 0, "hash_conflicts": 0, "tx_hash_conflicts": 0, "partially_committed": {},
+                 "errors": {}}, **check)
             json.dump(truth, open(path, "w"))
             try:
                 check_fixture(walcut, copy)
             except Mismatch as e:
+                if why not in str(e):
+                    raise Mismatch(f"{name} in Ignite's own check failed for another reason: {e}")
                 print(f"self-test: {name} in Ignite's own check fails as it must: {str(e)[:160]}")
                 continue
             raise Mismatch(f"{name} in Ignite's own check of increment {last['index']} passed check_fixture")

@@ -92,7 +92,7 @@ public final class Harness {
             System.exit(timeOps(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
-        if (args.length > 0 && args[0].equals("check-increments")) {  // tests/ignite/make_fixtures
+        if (args.length > 0 && args[0].equals("check-increments")) {  // tests/ignite/add_increment_checks.py
             System.exit(checkIncrements(java.util.Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
@@ -906,9 +906,11 @@ public final class Harness {
         String verdict = null;
         for (int r = 0; r < 3; r++) {
             long t = System.nanoTime();
-            Process p = new ProcessBuilder(cmd).directory(dir).redirectErrorStream(true).redirectOutput(log).start();
+            // No input: a question (a confirmation) is answered by end of file, not waited for.
+            Process p = new ProcessBuilder(cmd).directory(dir).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectErrorStream(true).redirectOutput(log).start();
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
-                p.destroyForcibly();
+                p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
                 throw new IllegalStateException("control utility: no exit within 10 minutes");
             }
             long took = System.nanoTime() - t;
