@@ -928,6 +928,32 @@ public final class Harness {
         return Map.entry(best, verdict);
     }
 
+    /** A subcommand's failure: its stack trace in its log, one line on the console; returns 1. */
+    private static int failed(String cmd, Throwable t, PrintStream logFile, PrintStream console, File keptLog) {
+        t.printStackTrace(logFile);
+        console.println("harness " + cmd + ": FAILED: " + t + " (log: " + keptLog + ")");
+        return 1;
+    }
+
+    /**
+     * The end of a subcommand run on nodes under {@code copy} (isolate): every node stopped, the log
+     * kept as {@code keptLog} when it failed, and {@code copy} removed, whatever happened.
+     */
+    private static void endIsolatedRun(int rc, File copy, PrintStream logFile, PrintStream console, File keptLog)
+        throws IOException {
+        Ignition.stopAll(true);
+        logFile.flush();
+        if (rc != 0) {
+            try {
+                Files.copy(new File(copy, "harness.log").toPath(), keptLog.toPath(), StandardCopyOption.REPLACE_EXISTING);
+            }
+            catch (IOException e) {
+                console.println("harness: the log could not be kept as " + keptLog + ": " + e);
+            }
+        }
+        deleteTree(copy.toPath());
+    }
+
     /**
      * {@code time-ops --scenario S --seed N --snapshot NAME --increment K RUN}: Ignite's own operations
      * on the last increment of a run made before (RUN/nodes/<id>/work), timed now as the scenario's
@@ -1011,23 +1037,10 @@ public final class Harness {
             stdout.println(Json.write(times));
         }
         catch (Throwable t) {
-            t.printStackTrace(logFile);
-            console.println("harness time-ops: FAILED: " + t + " (log: " + new File(out, "time-ops.log") + ")");
-            rc = 1;
+            rc = failed("time-ops", t, logFile, console, new File(out, "time-ops.log"));
         }
         finally {
-            Ignition.stopAll(true);
-            logFile.flush();
-            if (rc != 0) {
-                try {
-                    Files.copy(new File(copy, "harness.log").toPath(), new File(out, "time-ops.log").toPath(),
-                        StandardCopyOption.REPLACE_EXISTING);
-                }
-                catch (IOException e) {
-                    console.println("harness time-ops: the log could not be kept: " + e);
-                }
-            }
-            deleteTree(copy.toPath());
+            endIsolatedRun(rc, copy, logFile, console, new File(out, "time-ops.log"));
         }
         return rc;
     }
@@ -1076,23 +1089,10 @@ public final class Harness {
             stdout.println(Json.write(checks));
         }
         catch (Throwable t) {
-            t.printStackTrace(logFile);
-            console.println("harness check-increments: FAILED: " + t + " (log: " + new File(out, "check-increments.log") + ")");
-            rc = 1;
+            rc = failed("check-increments", t, logFile, console, new File(out, "check-increments.log"));
         }
         finally {
-            Ignition.stopAll(true);
-            logFile.flush();
-            if (rc != 0) {
-                try {
-                    Files.copy(new File(copy, "harness.log").toPath(), new File(out, "check-increments.log").toPath(),
-                        StandardCopyOption.REPLACE_EXISTING);
-                }
-                catch (IOException e) {
-                    console.println("harness check-increments: the log could not be kept: " + e);
-                }
-            }
-            deleteTree(copy.toPath());
+            endIsolatedRun(rc, copy, logFile, console, new File(out, "check-increments.log"));
         }
         return rc;
     }
