@@ -4,6 +4,7 @@
 
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
+#include "libwal/segment_format.h"
 
 namespace app {
 
@@ -11,14 +12,14 @@ using wal::RecordType;
 
 std::optional<uint64_t> OwnTime(const wal::Record& r) {
   const auto& a = r.decoded;
-  const bool ignite = wal::IsIgnite(r.format);
-  if (ignite && !wal::IsDecodedIgniteType(r.type)) return std::nullopt;
+  if (wal::IsIgnite(r.format) && !wal::IsDecodedIgniteType(r.type)) return std::nullopt;  // not decoded
+  const bool untimed = wal::RulesOf(r.format).cut_records_untimed;
   switch (static_cast<RecordType>(r.type)) {
     case RecordType::kTx: return a.tx.timestamp;
     case RecordType::kData: return a.data.timestamp;
-    case RecordType::kClusterSnapshot: return ignite ? std::nullopt : std::optional<uint64_t>(a.snapshot.timestamp);
-    case RecordType::kCutStart: return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_start.timestamp);
-    case RecordType::kCutFinish: return ignite ? std::nullopt : std::optional<uint64_t>(a.cut_finish.timestamp);
+    case RecordType::kClusterSnapshot: return untimed ? std::nullopt : std::optional<uint64_t>(a.snapshot.timestamp);
+    case RecordType::kCutStart: return untimed ? std::nullopt : std::optional<uint64_t>(a.cut_start.timestamp);
+    case RecordType::kCutFinish: return untimed ? std::nullopt : std::optional<uint64_t>(a.cut_finish.timestamp);
     default: return std::nullopt;
   }
 }
@@ -80,7 +81,7 @@ bool RecordFilter::CacheWanted(uint32_t cache) const {
 
 bool RecordFilter::KeyMatches(const wal::Record& r, const wal::DataEntry& e) const {
   if (e.key == *o_.key) return true;
-  if (!wal::IsIgnite(r.format)) return false;
+  if (!wal::RulesOf(r.format).cache_object_keys) return false;
   // As shown (named, when the node's binary metadata knows the type), or as shown without
   // metadata.
   return wal::CacheObjectText(e.key_type, e.key, binary_types_) == *o_.key ||
