@@ -325,12 +325,13 @@ size_t PeakRssMiB() {
   return 0;
 }
 
-// Segments that decompress to 160 MiB each (a sound header, then zeros), read by three
-// readers at once (960 MB if held): streamed, they take a few megabytes each.
+// Segments that decompress to 96 MiB each (a sound header, then zeros), read by three
+// readers at once (576 MiB if held, 288 MiB if each reader held one): streamed, they take a
+// few megabytes each.
 TEST(WalReader, Lz4BombsAreReadInBoundedMemory) {
   SegmentBuilder head1(1), head2(2);
-  const std::string bomb1 = Lz4Bomb(head1.bytes(), size_t{160} << 20);
-  const std::string bomb2 = Lz4Bomb(head2.bytes(), size_t{160} << 20);
+  const std::string bomb1 = Lz4Bomb(head1.bytes(), size_t{96} << 20);
+  const std::string bomb2 = Lz4Bomb(head2.bytes(), size_t{96} << 20);
   RecordGenerator g(18);
   auto s0 = SmallSegment(0, g, true);
   const size_t before = PeakRssMiB();
