@@ -1,20 +1,13 @@
 #include "tools/cut_sources.h"
 
-#include <sys/resource.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <algorithm>
 #include <iterator>
 #include <thread>
 
 #include "app/cut_choice.h"
 #include "app/inputs.h"
+#include "app/summary_check.h"
 #include "app/wal_check.h"
-#include "libcut/json_doc.h"
-#include "libcut/summary_file.h"
-#include "libwal/file_io.h"
 #include "tools/escape.h"
 #include "tools/progress.h"
 
@@ -22,7 +15,7 @@ namespace tools {
 
 namespace {
 
-// Threads that read the nodes' WALs or summaries, taking the nodes in turn: one per core.
+// Threads that read the nodes' WALs, taking the nodes in turn: one per core.
 size_t ReadingThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 }  // namespace
@@ -80,8 +73,7 @@ bool LoadIndexesFromWal(const std::vector<std::string>& paths, Output& output, s
 }
 
 bool LoadClusterFile(const std::string& path, Output& output, std::optional<cut::ClusterInfo>* out, int* code) {
-  auto text = wal::ReadFileToString(path, cut::kMaxSideFileBytes);
-  auto cluster = text.ok() ? cut::ParseClusterFile(*text, path) : wal::Result<cut::ClusterInfo>(text.status());
+  auto cluster = app::ReadClusterFile(path);
   if (!cluster.ok()) {
     output.Error("{}", cluster.status().message());
     *code = kExitUnreadable;
@@ -161,57 +153,14 @@ void PrintNodeProblems(const cut::ClusterReport& report, Output& output) {
 
 bool CheckFromSummaries(const std::vector<std::string>& files, const cut::ClusterInfo* cluster, Output& output,
                         cut::ClusterReport* out, int* code) {
-  // Every file stays open while the check goes: allow as many as the system lets us.
-  struct rlimit limit {};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &limit);
+  auto report = app::CheckSummaries(files, cluster);
+  if (!report.ok()) {
+    output.Error("{}", report.status().message());
+    // Two summaries of one node are the user's to mend; anything else could not be read.
+    *code = report.status().code() == wal::StatusCode::kAlreadyExists ? kExitUsage : kExitUnreadable;
+    return false;
   }
-#if defined(__GLIBC__)
-  // Each file's cuts are decoded into vectors of a few hundred KiB, freed once the cut is
-  // checked, cut after cut: above glibc's mmap threshold every one would be a new mapping,
-  // faulted in page by page (about a tenth of the time at 32 files). They stay in the heap.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
-  std::vector<std::unique_ptr<cut::CutFeed>> feeds;
-  std::vector<std::shared_ptr<wal::Status>> damage;
-  std::vector<std::pair<std::string, uint16_t>> seen;  // node, order
-  for (const auto& f : files) {
-    auto stream = cut::SummaryStream::Open(f);
-    if (!stream.ok()) {
-      output.Error("{}", stream.status().message());
-      *code = kExitUnreadable;
-      return false;
-    }
-    const cut::NodeIndex& node = (*stream)->node();
-    for (const auto& [name, order] : seen) {
-      if (name == node.node) {
-        output.Error("two summaries of node \"{}\" (\"{}\")", node.node, f);
-        *code = kExitUsage;
-        return false;
-      }
-      // (Order 0: none known, as on Apache Ignite's WAL, which names no node order.)
-      if (order == node.order && order != 0) {
-        output.Error("\"{}\": node {} has order {}, as node {} has", f, node.node, node.order, name);
-        *code = kExitUnreadable;
-        return false;
-      }
-    }
-    seen.emplace_back(node.node, node.order);
-    damage.push_back(std::make_shared<wal::Status>());
-    feeds.push_back(cut::SummaryFeed(std::move(stream).value(), damage.back()));
-  }
-  // As many decoding threads as cores, not one per file: the files are decoded in turn,
-  // in the order the check takes their cuts.
-  *out = cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), ReadingThreads()), cluster).report;
-  for (const auto& d : damage) {
-    if (!d->ok()) {
-      output.Error("{}", d->message());
-      *code = kExitUnreadable;
-      return false;
-    }
-  }
+  *out = std::move(report).value();
   return true;
 }
 

@@ -188,9 +188,12 @@ class ChunkSink : public Sink {
 // and messages until it is joined.
 class DumpPrinter : public app::DumpSink {
  public:
-  DumpPrinter(const DumpOptions& o, Sink* out, Sink* err) : o_(o), out_(out), err_(err) {
-    format_.values = o.values;
-    format_.cache_names = o.cache_names.empty() ? nullptr : &o.cache_names;
+  DumpPrinter(const DumpOptions& o, Sink* out, Sink* err) : o_(o), out_(out), err_(err) { Init(); }
+  // A part: what it writes held until it is joined.
+  explicit DumpPrinter(const DumpOptions& o) : o_(o) {
+    out_ = &held_out_;
+    err_ = &held_err_;
+    Init();
   }
 
   void Record(const std::string& node, const wal::Record& rec, const std::vector<uint32_t>* entries,
@@ -216,15 +219,17 @@ class DumpPrinter : public app::DumpSink {
     err_->Write(p.held_err_.text());
   }
 
-  // A part: what it writes held.
-  explicit DumpPrinter(const DumpOptions& o) : DumpPrinter(o, &held_out_, &held_err_) {}
-
  private:
+  void Init() {
+    format_.values = o_.values;
+    format_.cache_names = o_.cache_names.empty() ? nullptr : &o_.cache_names;
+  }
+
   const DumpOptions& o_;
   ChunkSink held_out_;
   StringSink held_err_;
-  Sink* out_;
-  Sink* err_;
+  Sink* out_ = nullptr;
+  Sink* err_ = nullptr;
   RecordFormat format_;
   fmt::memory_buffer line_;
 };
