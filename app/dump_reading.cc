@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
-#include <mutex>
 #include <thread>
 
 #include "libwal/ignite_record.h"
 #include "libwal/in_order.h"
+#include "libwal/segment_codec.h"
 #include "libwal/wal_parts.h"
 #include "libwal/wal_reader.h"
 
@@ -137,8 +136,7 @@ class DumpRun {
   // --stats=partition|cache: the entries of a data record (those the filters kept), and
   // a rollback record.
   void CountPartitions(const Record& rec, bool partial) {
-    const bool decoded = !wal::IsIgnite(rec.format) || wal::IsDecodedIgniteType(rec.type);
-    if (!decoded) return;
+    if (!wal::CodecFor(rec.format).Decodes(rec.type)) return;
     if (rec.type == static_cast<uint8_t>(RecordType::kData)) {
       const auto& es = rec.decoded.data.entries;
       auto count = [&](const wal::DataEntry& e) {
@@ -180,7 +178,7 @@ class DumpRun {
     bool news = false;
     const Record* rec = nullptr;
     if (o_.limit && totals_.shown >= *o_.limit) limit_reached_ = true;
-    if (CountsEverything()) {
+    if (CountsEverything(o_)) {
       // The plain table: every record counted, nothing to filter or print. This loop is
       // the whole cost of `dump --stats` beyond reading.
       uint64_t records = 0, bytes = 0;
@@ -228,8 +226,6 @@ class DumpRun {
     return news;
   }
 
-  bool CountsEverything() const { return app::CountsEverything(o_); }
-
   const DumpReading& o_;
   DumpSink& sink_;
   const std::vector<WalInput> inputs_;
@@ -255,42 +251,24 @@ DumpTotals StatsInParallel(const DumpReading& o, DumpSink& sink, std::vector<Wal
   struct Part {
     std::unique_ptr<DumpSink> out;
     DumpTotals totals;
-    bool done = false;
   };
-  std::vector<Part> parts(inputs.size());
-  std::mutex mu;  // guards `done`, `written`, `failure` and the joins into `sink`
-  size_t written = 0;
-  std::exception_ptr failure;
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < inputs.size();) {
-      try {
-        parts[i].out = sink.NewPart();
-        DumpRun run(o, *parts[i].out, {std::move(inputs[i])});
-        run.Pass(true);
-        parts[i].totals = run.totals();
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure) failure = std::current_exception();
-        next.store(inputs.size());
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      parts[i].done = true;
-      for (; written < parts.size() && parts[written].done && !failure; ++written) {
-        if (parts[written].out) sink.Join(*parts[written].out);
-        parts[written].out.reset();
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> pool;  // joined when the block ends, thrown out of or not
-    const size_t threads = std::min<size_t>(inputs.size(), std::max(2u, std::thread::hardware_concurrency()));
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-  }
-  if (failure) std::rethrow_exception(failure);
   DumpTotals totals;
-  for (const Part& part : parts) totals.Add(part.totals);
+  const size_t threads = std::min<size_t>(inputs.size(), std::max(2u, std::thread::hardware_concurrency()));
+  wal::MakeInOrder<Part>(
+      inputs.size(), threads, inputs.size(),  // a part holds only its node's messages
+      [&](size_t i) {
+        Part part;
+        part.out = sink.NewPart();
+        DumpRun run(o, *part.out, {std::move(inputs[i])});
+        run.Pass(true);
+        part.totals = run.totals();
+        return part;
+      },
+      [&](size_t, Part& part) {
+        sink.Join(*part.out);
+        totals.Add(part.totals);
+        return true;
+      });
   return totals;
 }
 
@@ -377,28 +355,27 @@ DumpTotals ReadForDump(const DumpReading& o, DumpSink& sink, std::vector<WalInpu
 }
 
 void DumpTotals::Add(const DumpTotals& from) {
-  DumpTotals* to = this;
   for (const auto& [node, n] : from.by_node) {
-    to->by_node[node].count += n.count;
-    to->by_node[node].bytes += n.bytes;
+    by_node[node].count += n.count;
+    by_node[node].bytes += n.bytes;
   }
   for (const auto& [key, p] : from.by_partition) {
-    auto& q = to->by_partition[key];
+    auto& q = by_partition[key];
     q.entries += p.entries;
     q.bytes += p.bytes;
     q.rollbacks += p.rollbacks;
   }
   for (size_t i = 0; i < from.by_type.size(); ++i) {
-    to->by_type[i].count += from.by_type[i].count;
-    to->by_type[i].bytes += from.by_type[i].bytes;
-    to->ignite[i] = to->ignite[i] || from.ignite[i];
+    by_type[i].count += from.by_type[i].count;
+    by_type[i].bytes += from.by_type[i].bytes;
+    ignite[i] = ignite[i] || from.ignite[i];
   }
-  to->records += from.records;
-  to->shown += from.shown;
-  to->segments += from.segments;
-  to->errors += from.errors;
-  to->io_errors += from.io_errors;
-  to->torn_tails += from.torn_tails;
+  records += from.records;
+  shown += from.shown;
+  segments += from.segments;
+  errors += from.errors;
+  io_errors += from.io_errors;
+  torn_tails += from.torn_tails;
 }
 
 }  // namespace app

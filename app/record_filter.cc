@@ -4,6 +4,7 @@
 
 #include "libwal/cache_object.h"
 #include "libwal/ignite_record.h"
+#include "libwal/segment_codec.h"
 #include "libwal/segment_format.h"
 
 namespace app {
@@ -12,7 +13,7 @@ using wal::RecordType;
 
 std::optional<uint64_t> OwnTime(const wal::Record& r) {
   const auto& a = r.decoded;
-  if (wal::IsIgnite(r.format) && !wal::IsDecodedIgniteType(r.type)) return std::nullopt;  // not decoded
+  if (!wal::CodecFor(r.format).Decodes(r.type)) return std::nullopt;  // not decoded
   const bool untimed = wal::RulesOf(r.format).cut_records_untimed;
   switch (static_cast<RecordType>(r.type)) {
     case RecordType::kTx: return a.tx.timestamp;
@@ -35,7 +36,7 @@ bool RecordFilter::Match(const wal::Record& r, std::vector<uint32_t>* entries, b
   if (!any_type_ && !types_[r.type]) return false;
   if (o_.from && r.ptr < *o_.from) return false;
   const auto& a = r.decoded;
-  if (wal::IsIgnite(r.format) && !wal::IsDecodedIgniteType(r.type)) {
+  if (!wal::CodecFor(r.format).Decodes(r.type)) {  // not decoded: only the type and position filters apply
     return !(o_.tx || o_.partition || o_.key || o_.cut || !o_.caches.empty());
   }
   switch (static_cast<RecordType>(r.type)) {

@@ -2,15 +2,12 @@
 // per-type statistics table.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/dump_reading.h"
-#include "libwal/ids.h"
 #include "tools/output.h"
 #include "tools/record_format.h"
 

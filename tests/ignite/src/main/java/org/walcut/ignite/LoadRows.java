@@ -62,12 +62,28 @@ public final class LoadRows {
             .setMetricsLogFrequency(0);
         if (own)
             cfg.setLocalHost("127.0.0.1");
+        // The node's work directory (Ignite's default: ./ignite/work, and a README beside it) in
+        // a temporary directory removed at the end, not in the caller's current directory.
+        java.nio.file.Path work = java.nio.file.Files.createTempDirectory("walcut-load-rows");
+        cfg.setWorkDirectory(work.toString());
+        try {
+            load(cfg, args[0], own);
+        }
+        finally {
+            try (java.util.stream.Stream<java.nio.file.Path> paths = java.nio.file.Files.walk(work)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /** Streams the rows of {@code rowsFile} into the cluster {@code cfg} joins (or is, when {@code own}). */
+    private static void load(IgniteConfiguration cfg, String rowsFile, boolean own) throws Exception {
 
         Map<String, IgniteDataStreamer<Object, Object>> streamers = new TreeMap<>();
         long rows = 0;
         long skipped = 0;
         try (Ignite ignite = Ignition.start(cfg);
-             BufferedReader in = new BufferedReader(new FileReader(args[0]))) {
+             BufferedReader in = new BufferedReader(new FileReader(rowsFile))) {
             for (String line; (line = in.readLine()) != null; ) {
                 if (line.isEmpty())
                     continue;
