@@ -240,32 +240,37 @@ bool IsIgniteInput(const WalInput& in) {
   return false;
 }
 
+std::optional<cut::NodeKept> KeptIncrementsOfNode(const WalInput& in) {
+  if (!in.ignite) return std::nullopt;
+  std::error_code ec;
+  wal::IgniteNodeIncrements read;
+  if (!in.ignite_snapshot.empty()) {
+    wal::ReadIgniteSnapshotIncrements(in.ignite_snapshot, in.node, &read);
+  } else if (!in.ignite_work.empty() && fs::exists(fs::path(in.ignite_work) / "snapshots", ec)) {
+    read = wal::ReadIgniteIncrements(in.ignite_work, in.node);
+  } else {
+    // Kept only if another node has metadata: then this node's is missing, not absent.
+    read.unreadable.push_back(
+        fmt::format("{}: no snapshots/ folder, where the other nodes keep their "
+                    "increments' metadata",
+                    in.ignite_work.empty() ? in.node : in.ignite_work));
+    return cut::NodeKept{in.node, {}, read.unreadable, {}, {}, false};
+  }
+  cut::NodeKept node{in.node, {}, read.unreadable, read.consistent_id, read.baseline, true};
+  for (const auto& k : read.kept) {
+    node.kept.push_back({k.meta.request_id, k.meta.snapshot, k.meta.index, k.meta.finish, k.path});
+  }
+  return node;
+}
+
 std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<WalInput>& inputs) {
   std::vector<cut::NodeKept> out;
   bool any = false;
   for (const auto& in : inputs) {
-    if (!in.ignite) continue;
-    std::error_code ec;
-    wal::IgniteNodeIncrements read;
-    if (!in.ignite_snapshot.empty()) {
-      wal::ReadIgniteSnapshotIncrements(in.ignite_snapshot, in.node, &read);
-    } else if (!in.ignite_work.empty() && fs::exists(fs::path(in.ignite_work) / "snapshots", ec)) {
-      read = wal::ReadIgniteIncrements(in.ignite_work, in.node);
-    } else {
-      // Kept only if another node has metadata: then this node's is missing, not absent.
-      read.unreadable.push_back(
-          fmt::format("{}: no snapshots/ folder, where the other nodes keep their "
-                      "increments' metadata",
-                      in.ignite_work.empty() ? in.node : in.ignite_work));
-      out.push_back({in.node, {}, read.unreadable, {}, {}});
-      continue;
-    }
-    any = true;
-    cut::NodeKept node{in.node, {}, read.unreadable, read.consistent_id, read.baseline};
-    for (const auto& k : read.kept) {
-      node.kept.push_back({k.meta.request_id, k.meta.snapshot, k.meta.index, k.meta.finish, k.path});
-    }
-    out.push_back(std::move(node));
+    std::optional<cut::NodeKept> node = KeptIncrementsOfNode(in);
+    if (!node) continue;
+    any = any || node->has_metadata;
+    out.push_back(std::move(*node));
   }
   if (!any) return std::nullopt;
   return out;

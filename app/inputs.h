@@ -58,6 +58,9 @@ bool IsIgniteInput(const WalInput& in);
 // nothing when no node has a snapshots/ folder (or is a snapshot directory); otherwise
 // every Ignite node, one without the folder with its metadata unreadable.
 std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<WalInput>& inputs);
+// One node's part of that: nothing when it is not an Ignite node; with has_metadata false
+// when it has no snapshots/ folder (a summary carries it so, for the check to decide).
+std::optional<cut::NodeKept> KeptIncrementsOfNode(const WalInput& in);
 
 // Where an Ignite node's binary metadata lies (db/binary_meta/<node folder> of its work
 // directory; of a snapshot directory, its own and then each increment's, in order): what

@@ -35,6 +35,10 @@ wal::Result<cut::ClusterReport> CheckSummaries(const std::vector<std::string>& f
   std::vector<std::unique_ptr<cut::CutFeed>> feeds;
   std::vector<std::shared_ptr<wal::Status>> damage;
   std::vector<std::pair<std::string, uint16_t>> seen;  // node, order
+  // Apache Ignite's kept increments, as check has them (app::KeptIncrementsOf): those of
+  // every Ignite node when one has metadata, else none.
+  std::vector<cut::NodeKept> kept;
+  bool metadata = false;
   for (const auto& f : files) {
     auto stream = cut::SummaryStream::Open(f);
     if (!stream.ok()) return stream.status();
@@ -50,13 +54,19 @@ wal::Result<cut::ClusterReport> CheckSummaries(const std::vector<std::string>& f
       }
     }
     seen.emplace_back(node.node, node.order);
+    if ((*stream)->kept()) {
+      kept.push_back(*(*stream)->kept());
+      metadata = metadata || kept.back().has_metadata;
+    }
     damage.push_back(std::make_shared<wal::Status>());
     feeds.push_back(cut::SummaryFeed(std::move(stream).value(), damage.back()));
   }
   // As many decoding threads as cores, not one per file: the files are decoded in turn,
   // in the order the check takes their cuts.
   const size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  cut::ClusterReport report = cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), threads), cluster).report;
+  cut::ClusterReport report =
+      cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), threads), cluster, metadata ? &kept : nullptr)
+          .report;
   for (const auto& d : damage) {
     if (!d->ok()) return *d;
   }

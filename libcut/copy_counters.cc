@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "libcut/copy_check.h"
+#include "libcut/varint_codec.h"
 
 namespace cut {
 
@@ -102,6 +103,105 @@ AppliedCounters CounterFollower::OnFinish(const std::vector<wal::TxId>& included
     return std::tie(a.cache, a.partition) < std::tie(b.cache, b.partition);
   });
   return out;
+}
+
+namespace {
+
+void PutRanges(VarintWriter& o, const CounterRanges& r) {
+  o.U(r.size());
+  uint64_t last = 0;
+  for (const auto& [lo, hi] : r) {
+    o.U(lo - last);
+    o.U(hi - lo);
+    last = hi;
+  }
+}
+
+CounterRanges GetRanges(VarintReader& in) {
+  CounterRanges r(in.Count("counter ranges", 2));
+  uint64_t last = 0;
+  for (size_t k = 0; k < r.size(); ++k) {
+    const uint64_t gap = in.U();
+    const uint64_t length = in.U();
+    if (gap > UINT64_MAX - last || length > UINT64_MAX - last - gap) {
+      in.Fail("an update counter beyond 64 bits");
+      return {};
+    }
+    if (k > 0 && gap < 2) {
+      in.Fail("counter ranges that overlap or touch");
+      return {};
+    }
+    r[k] = {last + gap, last + gap + length};
+    last = r[k].second;
+  }
+  return r;
+}
+
+uint32_t Narrow32(VarintReader& in, int64_t v, const char* what) {
+  if (v >= 0 && v <= UINT32_MAX) return static_cast<uint32_t>(v);
+  in.Fail(fmt::format("{} out of range", what));
+  return 0;
+}
+
+}  // namespace
+
+void PutAppliedCounters(VarintWriter& o, const AppliedCounters& a) {
+  o.U(a.known ? 1 : 0);
+  if (!a.known) return;
+  o.U(a.copies.size());
+  uint32_t cache = 0, partition = 0;
+  for (const auto& c : a.copies) {
+    o.U(c.cache - cache);
+    o.U(c.cache == cache ? c.partition - partition : c.partition);
+    cache = c.cache;
+    partition = c.partition;
+    PutRanges(o, c.counters);
+  }
+  o.U(a.window.size());
+  int64_t wc = 0, wp = 0, wn = 0;
+  for (const auto& u : a.window) {
+    o.Z(int64_t{u.cache} - wc);
+    o.Z(int64_t{u.partition} - wp);
+    o.Z(static_cast<int64_t>(u.counter - static_cast<uint64_t>(wn)));
+    o.Tx(u.xid);
+    wc = u.cache;
+    wp = u.partition;
+    wn = static_cast<int64_t>(u.counter);
+  }
+}
+
+AppliedCounters GetAppliedCounters(VarintReader& in) {
+  AppliedCounters a;
+  a.known = in.U(1, "a flag") == 1;
+  if (!a.known) return a;
+  a.copies.resize(in.Count("copies", 3));
+  uint32_t cache = 0, partition = 0;
+  for (size_t k = 0; k < a.copies.size() && in.ok(); ++k) {
+    CopyCounters& c = a.copies[k];
+    const uint64_t dc = in.U(UINT32_MAX - cache, "a cache id's step");
+    c.cache = cache + static_cast<uint32_t>(dc);
+    const uint64_t dp = in.U(dc == 0 ? UINT32_MAX - partition : UINT32_MAX, "a partition's step");
+    c.partition = static_cast<uint32_t>(dc == 0 ? partition + dp : dp);
+    if (k > 0 && dc == 0 && dp == 0)
+      in.Fail(fmt::format("copy {}: cache {} partition {} twice", k, c.cache, c.partition));
+    cache = c.cache;
+    partition = c.partition;
+    c.counters = GetRanges(in);
+  }
+  a.window.resize(in.Count("window updates", 6));
+  int64_t wc = 0, wp = 0;
+  uint64_t wn = 0;
+  for (auto& u : a.window) {
+    u.cache = Narrow32(in, wc + in.Z(), "a cache id");
+    u.partition = Narrow32(in, wp + in.Z(), "a partition");
+    u.counter = wn + static_cast<uint64_t>(in.Z());
+    u.xid = in.Tx();
+    wc = u.cache;
+    wp = u.partition;
+    wn = u.counter;
+  }
+  if (!in.ok()) return {};
+  return a;
 }
 
 }  // namespace cut

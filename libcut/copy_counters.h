@@ -25,6 +25,9 @@
 
 namespace cut {
 
+class VarintWriter;  // varint_codec.h
+class VarintReader;
+
 // Sorted, disjoint, inclusive ranges of update counters.
 using CounterRanges = std::vector<std::pair<uint64_t, uint64_t>>;
 
@@ -66,6 +69,9 @@ class CounterFollower {
   // A read error, or anything else after which updates may be missing: nothing is known
   // until the next full snapshot's record.
   void Lose();
+  // The state, for a reading resumed later (NodeIndexStream checkpoints, index_state.cc).
+  void Save(VarintWriter& o) const;
+  void Load(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)
 
  private:
   struct Pending {
@@ -83,5 +89,13 @@ class CounterFollower {
 
 // Adds `c` to `r`, keeping it sorted and merged.
 void AddCounter(CounterRanges& r, uint64_t c);
+
+// What a cut's restore applies, in a node summary's cut frame and a resume state
+// (walcut-format(5), NODE SUMMARIES): U known; then U copies, each the cache and partition
+// as deltas in (cache, partition) order and its ranges as gaps and lengths; U window
+// updates, each cache, partition and counter as signed deltas and the transaction. A
+// decoder refuses copies out of order and ranges that overlap.
+void PutAppliedCounters(VarintWriter& o, const AppliedCounters& a);
+AppliedCounters GetAppliedCounters(VarintReader& in);  // a fault stops `in`
 
 }  // namespace cut

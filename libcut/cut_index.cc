@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -43,7 +44,8 @@ struct NodeIndexStream::Impl {
   IndexBuilder builder{&progress, &ready};
   std::unique_ptr<wal::WalReader> reader;
   RecordTap tap;
-  // Read after the checkpoint: the WAL's last file.
+  // Read after the checkpoint: the WAL's last segment (every file of its index: a raw
+  // segment and its .wal.zip are one segment).
   std::vector<wal::SegmentFile> last;
   bool want_checkpoint = false;
   std::optional<wal::Pointer> from_record;  // where the first reader begins (WalLocation)
@@ -73,11 +75,15 @@ struct NodeIndexStream::Impl {
     builder.set_reader(reader.get());
   }
 
-  // Splits `files` at the last one when a checkpoint is wanted, and starts reading.
+  // Splits `files` before the last segment when a checkpoint is wanted, and starts reading.
+  // The checkpoint names that segment's index, so no file of it may be read before.
   void Start(std::vector<wal::SegmentFile> files) {
     if (want_checkpoint) {
-      last.push_back(files.back());
-      files.pop_back();
+      const uint64_t index = files.back().index;
+      auto first =
+          std::find_if(files.begin(), files.end(), [&](const wal::SegmentFile& f) { return f.index == index; });
+      last.assign(std::make_move_iterator(first), std::make_move_iterator(files.end()));
+      files.erase(first, files.end());
     }
     if (!files.empty()) OpenReader(std::move(files), want_checkpoint);
   }

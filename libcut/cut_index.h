@@ -80,8 +80,8 @@ struct CutOnNode {
   // A read problem (corruption, missing segment) inside the window, with its address.
   std::optional<std::string> unverifiable;
   // Apache Ignite: the update counters this node's copies apply when the increment is
-  // restored (copy_counters.h), compared across nodes by the cluster check. Not carried by
-  // summaries or a reading's saved state (then not known).
+  // restored (copy_counters.h), compared across nodes by the cluster check; carried by
+  // summaries and a reading's saved state.
   AppliedCounters applied;
 };
 

@@ -7,6 +7,7 @@
 
 #include "libcut/commit_place.h"
 #include "libcut/commit_window.h"
+#include "libcut/copy_counters.h"
 #include "libcut/hash.h"
 #include "libcut/index_builder.h"
 #include "libcut/summary_binary.h"
@@ -210,6 +211,46 @@ void WindowClassifier::Load(VarintReader& in) {
   }
 }
 
+void CounterFollower::Save(VarintWriter& o) const {
+  o.U((known_ ? 1 : 0) | (started_ ? 2 : 0));
+  // The settled counters as the copies of one increment, in (cache, partition) order.
+  AppliedCounters settled;
+  settled.known = true;
+  for (const auto& [key, ranges] : settled_) {
+    settled.copies.push_back({static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key), ranges});
+  }
+  std::sort(settled.copies.begin(), settled.copies.end(), [](const CopyCounters& a, const CopyCounters& b) {
+    return a.cache != b.cache ? a.cache < b.cache : a.partition < b.partition;
+  });
+  PutAppliedCounters(o, settled);
+  o.U(pending_.size());
+  for (const Pending& p : pending_) {
+    o.U(p.cache);
+    o.U(p.partition);
+    o.U(p.counter);
+    o.Tx(p.xid);
+    o.U(p.after_start ? 1 : 0);
+  }
+}
+
+void CounterFollower::Load(VarintReader& in) {
+  const uint64_t flags = in.U(3, "counter flags");
+  known_ = (flags & 1) != 0;
+  started_ = (flags & 2) != 0;
+  settled_.clear();
+  AppliedCounters settled = GetAppliedCounters(in);
+  for (auto& c : settled.copies) settled_[uint64_t{c.cache} << 32 | c.partition] = std::move(c.counters);
+  pending_.resize(in.Count("updates since the last Finish record", 7));
+  for (Pending& p : pending_) {
+    p.cache = static_cast<uint32_t>(in.U(UINT32_MAX, "a cache id"));
+    p.partition = static_cast<uint32_t>(in.U(UINT32_MAX, "a partition"));
+    p.counter = in.U();
+    p.xid = in.Tx();
+    p.after_start = in.U(1, "a flag") == 1;
+  }
+  if (!in.ok()) Lose();
+}
+
 void IndexBuilder::Save(VarintWriter& o) const {
   const NodeIndex& n = *index_;
   o.Str(n.node);
@@ -253,6 +294,7 @@ void IndexBuilder::Save(VarintWriter& o) const {
     }
   }
   placer_.Save(o);
+  counters_.Save(o);
 }
 
 void IndexBuilder::Load(VarintReader& in) {
@@ -309,6 +351,7 @@ void IndexBuilder::Load(VarintReader& in) {
     if (back->cut.has_start && !back->finalized) open_starts_.emplace(back->cut.start, back);
   }
   placer_.Load(in);
+  counters_.Load(in);
 }
 
 }  // namespace cut

@@ -30,6 +30,9 @@ struct NodeKept {
   std::vector<std::string> unreadable;
   std::string consistent_id;          // the node's own, when its metadata says
   std::vector<std::string> baseline;  // every node its snapshots were taken on (consistent ids)
+  // False for a node with no metadata at all (no snapshots/ folder): it counts only beside
+  // nodes that have some (then its `unreadable` says what is missing).
+  bool has_metadata = true;
 };
 
 // First, each kept increment is held to the WAL where the report saw what it names: the

@@ -15,6 +15,7 @@
 
 #include "libcut/hash.h"
 #include "libcut/json_doc.h"
+#include "libcut/kept_increments.h"
 #include "libcut/summary_file.h"
 #include "libcut/varint_codec.h"
 #include "libwal/format.h"
@@ -36,6 +37,10 @@ constexpr uint8_t kLz4 = 1;
 // times its stored size.
 constexpr uint64_t kMaxRaw = 1ull << 30;
 constexpr uint64_t kMaxRatio = 255;
+
+// The node frame's kept-increments block (schema 3): none (not an Apache Ignite node), a
+// node without metadata, a node with metadata.
+constexpr uint64_t kKeptNone = 0, kKeptAbsent = 1, kKeptRead = 2;
 
 // Cut flags.
 constexpr uint64_t kHasStart = 1, kHasFinish = 2, kHasUnverifiable = 4;
@@ -155,7 +160,52 @@ Shared FindShared(const std::vector<TxSide>& prev, const std::vector<TxSide>& cu
 
 // The node frame's fields; the cuts' count and latest Start timestamp are given (they
 // cover cuts copied from an earlier file as well as those of `n`).
-std::string EncodeNode(const NodeIndex& n, uint64_t cuts, uint64_t last_start) {
+void PutKept(Out& o, const NodeKept* k) {
+  if (k == nullptr) {
+    o.U(kKeptNone);
+    return;
+  }
+  o.U(k->has_metadata ? kKeptRead : kKeptAbsent);
+  o.Str(k->consistent_id);
+  o.U(k->baseline.size());
+  for (const auto& b : k->baseline) o.Str(b);
+  o.U(k->unreadable.size());
+  for (const auto& u : k->unreadable) o.Str(u);
+  o.U(k->kept.size());
+  for (const auto& i : k->kept) {
+    o.Id(i.cut);
+    o.Str(i.snapshot);
+    o.U(i.index);
+    o.U(i.finish ? 1 : 0);
+    if (i.finish) o.Ptr(*i.finish);
+    o.Str(i.path);
+  }
+}
+
+std::optional<NodeKept> GetKept(In& in, const std::string& node) {
+  const uint64_t state = in.U(kKeptRead, "the kept increments' state");
+  if (state == kKeptNone) return std::nullopt;
+  NodeKept k;
+  k.node = node;
+  k.has_metadata = state == kKeptRead;
+  k.consistent_id = in.Str(1 << 10, "consistent id");
+  k.baseline.resize(in.Count("baseline nodes"));
+  for (auto& b : k.baseline) b = in.Str(1 << 10, "a baseline node");
+  k.unreadable.resize(in.Count("unreadable metadata"));
+  for (auto& u : k.unreadable) u = in.Str(1 << 16, "unreadable metadata");
+  k.kept.resize(in.Count("kept increments", 20));
+  for (auto& i : k.kept) {
+    i.cut = in.Id();
+    i.snapshot = in.Str(wal::kMaxSnapshotNameSize, "snapshot name");
+    i.index = static_cast<uint32_t>(in.U(UINT32_MAX, "an increment's index"));
+    if (in.U(1, "a flag") == 1) i.finish = in.Ptr();
+    i.path = in.Str(1 << 12, "a metadata file's path");
+  }
+  if (!in.ok()) return std::nullopt;
+  return k;
+}
+
+std::string EncodeNode(const NodeIndex& n, uint64_t cuts, uint64_t last_start, const NodeKept* kept) {
   Out o;
   o.Str(n.node);
   o.Id(n.node_id);
@@ -170,6 +220,7 @@ std::string EncodeNode(const NodeIndex& n, uint64_t cuts, uint64_t last_start) {
   for (const auto& e : n.read_errors) o.Str(e);
   PutSnapshots(o, n.snapshots);
   o.U(cuts);
+  PutKept(o, kept);
   return std::move(o.s);
 }
 
@@ -219,6 +270,7 @@ std::string EncodeCut(const CutOnNode& c, const std::vector<TxSide>& prev) {
     o.Str(p.detail);
   }
   if (c.unverifiable) o.Str(*c.unverifiable);
+  PutAppliedCounters(o, c.applied);
   return std::move(o.s);
 }
 
@@ -244,7 +296,8 @@ void PutFrame(std::string* file, uint8_t kind, const std::string& raw) {
   file->append(stored);
 }
 
-void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* out) {
+// `applied`: the frame carries the applied counters (schema 3, and states).
+void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, bool applied, CutOnNode* out) {
   CutOnNode& c = *out;
   c = CutOnNode();
   c.id = in.Id();
@@ -310,6 +363,7 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, CutOnNode* 
     c.problems.push_back(std::move(p));
   }
   if ((flags & kHasUnverifiable) != 0) c.unverifiable = in.Str(1 << 16, "unverifiable");
+  if (applied) c.applied = GetAppliedCounters(in);
   if (strict && c.has_start && c.has_finish && c.finish < c.start &&
       std::none_of(c.problems.begin(), c.problems.end(),
                    [](const LocalProblem& p) { return p.kind == Kind::kFinishBeforeStart; })) {
@@ -396,11 +450,11 @@ class BinaryStream : public SummaryStream {
     std::string h;
     if (auto s = source_->Read(0, kFileHeader, &h); !s.ok()) return Stop(s);
     if (!LooksBinary(h)) return Stop(Damage(0, "not a walcut node summary", false));
-    const uint64_t schema = wal::DecodeFixed32(h.data() + 8);
-    if (schema != kSchema || wal::DecodeFixed32(h.data() + 12) != 0) {
-      return Stop(wal::Status::Corruption(
-          fmt::format("\"{}\": a walcut node summary of schema {}, which this walcut does not read (it reads 1 and 2)",
-                      origin_, schema)));
+    schema_ = wal::DecodeFixed32(h.data() + 8);
+    if ((schema_ != kSchema && schema_ != kFirstSchema) || wal::DecodeFixed32(h.data() + 12) != 0) {
+      return Stop(wal::Status::Corruption(fmt::format(
+          "\"{}\": a walcut node summary of schema {}, which this walcut does not read (it reads {} and {})", origin_,
+          schema_, kFirstSchema, kSchema)));
     }
     offset_ = kFileHeader;
     if (!ReadFrame(kNodeFrame, "the node's frame")) return status_;
@@ -421,6 +475,7 @@ class BinaryStream : public SummaryStream {
       for (auto& e : n.read_errors) e = in.Str(1 << 16, "read error");
       n.snapshots = GetSnapshots(in);
       cuts_ = in.U();
+      if (schema_ >= 3) kept_ = GetKept(in, n.node);
       if (in.left() != 0) in.Fail(fmt::format("{} bytes after its fields", in.left()));
       if (!in.ok()) return Stop(Damage(frame_at_, fmt::format("the node's frame: {}", in.error()), false));
     }
@@ -428,6 +483,7 @@ class BinaryStream : public SummaryStream {
   }
 
   const NodeIndex& node() const override { return node_; }
+  const std::optional<NodeKept>& kept() const override { return kept_; }
   uint64_t last_start_ts() const override { return last_start_ts_; }
   const wal::Status& status() const override { return status_; }
 
@@ -445,7 +501,7 @@ class BinaryStream : public SummaryStream {
     if (!ReadFrame(kCutFrame, what)) return false;
     {
       In in(raw_.data(), raw_.size());
-      DecodeCut(in, prev_, true, out);
+      DecodeCut(in, prev_, true, schema_ >= 3, out);
       if (in.left() != 0) in.Fail(fmt::format("{} bytes after its fields", in.left()));
       if (in.ok() && !ids_.insert(out->id).second) in.Fail(fmt::format("cut {} is given twice", out->id.ToString()));
       if (!in.ok()) {
@@ -534,6 +590,8 @@ class BinaryStream : public SummaryStream {
   const char* noun_;
   wal::Status status_;
   NodeIndex node_;
+  std::optional<NodeKept> kept_;
+  uint32_t schema_ = 0;
   uint64_t last_start_ts_ = 0;
   uint64_t cuts_ = 0;
   uint64_t read_ = 0;
@@ -559,14 +617,15 @@ uint64_t LastStartTs(const std::vector<CutOnNode>& cuts) {
   return last;
 }
 
-std::string Encode(const NodeIndex& n) { return EncodeAfter(n, {}, 0, 0, nullptr); }
+std::string Encode(const NodeIndex& n, const NodeKept* metadata) { return EncodeAfter(n, {}, 0, 0, nullptr, metadata); }
 
 std::string EncodeAfter(const NodeIndex& n, std::string_view frames, uint64_t kept, uint64_t kept_last_start,
-                        const CutOnNode* last_kept) {
+                        const CutOnNode* last_kept, const NodeKept* metadata) {
   std::string file(kMagic, sizeof kMagic);
   wal::PutFixed32(&file, kSchema);
   wal::PutFixed32(&file, 0);
-  PutFrame(&file, kNodeFrame, EncodeNode(n, kept + n.cuts.size(), std::max(kept_last_start, LastStartTs(n.cuts))));
+  PutFrame(&file, kNodeFrame,
+           EncodeNode(n, kept + n.cuts.size(), std::max(kept_last_start, LastStartTs(n.cuts)), metadata));
   file.append(frames);
   const std::vector<TxSide> none;
   for (size_t i = 0; i < n.cuts.size(); ++i) {
@@ -581,6 +640,8 @@ wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, c
     return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: at offset {}: {}", origin, at, what));
   };
   if (!LooksBinary(file) || file.size() < kFileHeader) return bad(0, "not a binary summary");
+  if (wal::DecodeFixed32(file.data() + 8) != kSchema)
+    return bad(8, "a schema whose cut frames this walcut does not write");
   uint64_t at = kFileHeader;
   uint64_t begin = 0;
   for (uint64_t k = 0; k <= count; ++k) {  // the node's frame, then `count` cut frames
@@ -594,10 +655,11 @@ wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, c
   return file.substr(begin, at - begin);
 }
 
-wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin) {
+wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin, std::optional<NodeKept>* kept) {
   BinaryStream s(std::make_unique<MemorySource>(bytes), origin);
   if (auto st = s.Begin(); !st.ok()) return st;
   NodeIndex n = s.node();
+  if (kept != nullptr) *kept = s.kept();
   CutOnNode c;
   while (s.Next(&c)) n.cuts.push_back(std::move(c));
   if (!s.status().ok()) return s.status();
@@ -629,7 +691,7 @@ CutOnNode GetCut(VarintReader& in) {
   const std::string bytes = in.Str(kMaxRaw, "a cut");
   In cut_in(bytes.data(), bytes.size());
   CutOnNode c;
-  DecodeCut(cut_in, {}, false, &c);
+  DecodeCut(cut_in, {}, false, true, &c);
   if (cut_in.left() != 0) cut_in.Fail("bytes after a cut's fields");
   if (!cut_in.ok()) in.Fail(cut_in.error());
   return c;

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <tuple>
 
 #include "libcut/hash.h"
 #include "libcut/summary_binary.h"
@@ -27,6 +28,8 @@ namespace cut {
 
 // The JSON summary's "kind".
 constexpr std::string_view kSummaryKind = "walcut-node-summary";
+// 2: a node's "ignite_increments" and each cut's "applied" (1 is read, without them).
+constexpr uint64_t kJsonSchema = 2;
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -37,12 +40,42 @@ Json TxList(const std::vector<wal::TxId>& v) {
   return a;
 }
 
+Json AppliedJson(const AppliedCounters& a) {
+  if (!a.known) return nullptr;
+  Json copies = Json::array();
+  for (const auto& c : a.copies) {
+    Json ranges = Json::array();
+    for (const auto& [lo, hi] : c.counters) ranges.push_back(Json::array({lo, hi}));
+    copies.push_back(Json::array({c.cache, c.partition, ranges}));
+  }
+  Json window = Json::array();
+  for (const auto& u : a.window) window.push_back(Json::array({u.cache, u.partition, u.counter, u.xid.ToString()}));
+  return {{"copies", copies}, {"window", window}};
+}
+
+Json KeptJson(const NodeKept* k) {
+  if (k == nullptr) return nullptr;
+  Json kept = Json::array();
+  for (const auto& i : k->kept) {
+    kept.push_back({{"cut", i.cut.ToString()},
+                    {"snapshot", i.snapshot},
+                    {"index", i.index},
+                    {"finish", i.finish ? Json(i.finish->ToString()) : Json(nullptr)},
+                    {"path", i.path}});
+  }
+  return {{"metadata", k->has_metadata},
+          {"consistent_id", k->consistent_id},
+          {"baseline", k->baseline},
+          {"unreadable", k->unreadable},
+          {"kept", kept}};
+}
+
 }  // namespace
 
-std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
-  if (format == SummaryFormat::kBinary) return binary_summary::Encode(n);
+std::string EncodeSummary(const NodeIndex& n, SummaryFormat format, const NodeKept* kept) {
+  if (format == SummaryFormat::kBinary) return binary_summary::Encode(n, kept);
   Json j;
-  j["schema"] = 1;
+  j["schema"] = kJsonSchema;
   j["kind"] = kSummaryKind;
   j["node"] = n.node;
   j["node_id"] = n.node_id.ToString();
@@ -57,6 +90,7 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
   for (const auto& s : n.snapshots)
     snaps.push_back({{"name", s.name}, {"at", s.at.ToString()}, {"timestamp", s.timestamp}});
   j["snapshots"] = snaps;
+  j["ignite_increments"] = KeptJson(kept);
   Json cuts = Json::array();
   for (const auto& c : n.cuts) {
     Json cj;
@@ -91,6 +125,7 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format) {
     }
     cj["problems"] = probs;
     cj["unverifiable"] = c.unverifiable ? Json(*c.unverifiable) : Json(nullptr);
+    cj["applied"] = AppliedJson(c.applied);
     cuts.push_back(cj);
   }
   j["cuts"] = cuts;
@@ -136,7 +171,89 @@ std::vector<wal::TxId> ParseTxList(const JsonObject& o, const char* key) {
   return out;
 }
 
-CutOnNode ParseCut(const JsonObject& o) {
+// A cut's "applied" (schema 2): null, or its copies in (cache, partition) order, each
+// with sorted ranges apart from each other, and its window's updates.
+AppliedCounters ParseApplied(const JsonObject& o) {
+  AppliedCounters a;
+  if (o.At("applied").is_null()) return a;
+  const JsonObject j = o.Object("applied");
+  a.known = true;
+  const auto& copies = j.Array("copies");
+  for (size_t k = 0; k < copies.size(); ++k) {
+    const std::string where = fmt::format("{}[{}]", j.Where("copies"), k);
+    const auto& c = copies[k];
+    if (!c.is_array() || c.size() != 3 || !c[2].is_array()) {
+      o.Fail(where + ": expected [cache, partition, [[first, last], ...]]");
+      return a;
+    }
+    CopyCounters cc;
+    cc.cache = static_cast<uint32_t>(JsonUint(c[0], where, UINT32_MAX, o.errors()));
+    cc.partition = static_cast<uint32_t>(JsonUint(c[1], where, UINT32_MAX, o.errors()));
+    if (!a.copies.empty() &&
+        std::tie(cc.cache, cc.partition) <= std::tie(a.copies.back().cache, a.copies.back().partition)) {
+      o.Fail(where + ": copies out of (cache, partition) order");
+      return a;
+    }
+    for (const auto& r : c[2]) {
+      if (!r.is_array() || r.size() != 2) {
+        o.Fail(where + ": a range is not [first, last]");
+        return a;
+      }
+      const uint64_t lo = JsonUint(r[0], where, UINT64_MAX, o.errors());
+      const uint64_t hi = JsonUint(r[1], where, UINT64_MAX, o.errors());
+      if (hi < lo || (!cc.counters.empty() && lo <= cc.counters.back().second + 1)) {
+        o.Fail(where + ": ranges out of order, overlapping or touching");
+        return a;
+      }
+      cc.counters.emplace_back(lo, hi);
+    }
+    a.copies.push_back(std::move(cc));
+  }
+  const auto& window = j.Array("window");
+  for (size_t k = 0; k < window.size(); ++k) {
+    const std::string where = fmt::format("{}[{}]", j.Where("window"), k);
+    const auto& u = window[k];
+    if (!u.is_array() || u.size() != 4) {
+      o.Fail(where + ": expected [cache, partition, counter, tx]");
+      return a;
+    }
+    a.window.push_back({static_cast<uint32_t>(JsonUint(u[0], where, UINT32_MAX, o.errors())),
+                        static_cast<uint32_t>(JsonUint(u[1], where, UINT32_MAX, o.errors())),
+                        JsonUint(u[2], where, UINT64_MAX, o.errors()), ParseTxId(u[3], where, o.errors())});
+  }
+  return a;
+}
+
+std::optional<NodeKept> ParseKept(const JsonObject& j, const std::string& node) {
+  if (!j.Has("ignite_increments") || j.At("ignite_increments").is_null()) return std::nullopt;
+  const JsonObject o = j.Object("ignite_increments");
+  NodeKept k;
+  k.node = node;
+  k.has_metadata = o.Bool("metadata");
+  k.consistent_id = o.String("consistent_id", 1 << 10);
+  const auto& baseline = o.Array("baseline");
+  for (size_t i = 0; i < baseline.size(); ++i)
+    k.baseline.push_back(JsonString(baseline[i], fmt::format("{}[{}]", o.Where("baseline"), i), o.errors(), 1 << 10));
+  const auto& unreadable = o.Array("unreadable");
+  for (size_t i = 0; i < unreadable.size(); ++i) {
+    k.unreadable.push_back(
+        JsonString(unreadable[i], fmt::format("{}[{}]", o.Where("unreadable"), i), o.errors(), 1 << 16));
+  }
+  const auto& kept = o.Array("kept");
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const JsonObject e = o.Element(kept[i], fmt::format("{}[{}]", o.Where("kept"), i));
+    KeptIncrement inc;
+    inc.cut = e.Uuid("cut");
+    inc.snapshot = e.String("snapshot", wal::kMaxSnapshotNameSize);
+    inc.index = static_cast<uint32_t>(e.Uint("index", UINT32_MAX));
+    if (!e.At("finish").is_null()) inc.finish = e.Pointer("finish");
+    inc.path = e.String("path", 1 << 12);
+    k.kept.push_back(std::move(inc));
+  }
+  return k;
+}
+
+CutOnNode ParseCut(const JsonObject& o, uint64_t schema) {
   CutOnNode c;
   c.id = o.Uuid("id");
   c.has_start = !o.At("start").is_null();
@@ -190,16 +307,18 @@ CutOnNode ParseCut(const JsonObject& o) {
     c.problems.push_back(std::move(lp));
   }
   if (!o.At("unverifiable").is_null()) c.unverifiable = o.String("unverifiable", 1 << 16);
+  if (schema >= 2) c.applied = ParseApplied(o);
   // Shapes a node's reading never gives.
   if (!c.has_start && !c.has_finish) o.Fail(fmt::format("{}: neither a Start nor a Finish record", o.Where("id")));
   return c;
 }
 
-NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors) {
+NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors, std::optional<NodeKept>* kept) {
   JsonObject j(doc, "", errors);
   NodeIndex n;
-  if (j.String("kind", 64) != kSummaryKind || j.Uint("schema") != 1) {
-    j.Fail("not a walcut node summary (schema 1)");
+  const uint64_t schema = j.Has("schema") ? j.Uint("schema") : 0;
+  if (j.String("kind", 64) != kSummaryKind || schema < 1 || schema > kJsonSchema) {
+    j.Fail(fmt::format("not a walcut node summary (schema 1 to {})", kJsonSchema));
     return n;
   }
   n.node = j.String("node", 255);
@@ -223,7 +342,7 @@ NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors) {
   const auto& cuts = j.Array("cuts");
   for (size_t i = 0; i < cuts.size(); ++i) {
     const std::string where = fmt::format("cuts[{}]", i);
-    CutOnNode c = ParseCut(j.Element(cuts[i], where));
+    CutOnNode c = ParseCut(j.Element(cuts[i], where), schema);
     if (!errors->ok()) return n;
     if (!ids.insert(c.id).second) j.Fail(fmt::format("{}: cut {} is listed twice", where, c.id.ToString()));
     if (c.has_start && c.has_finish && c.finish < c.start &&
@@ -233,6 +352,10 @@ NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors) {
     }
     n.cuts.push_back(std::move(c));
   }
+  if (schema >= 2) {
+    std::optional<NodeKept> k = ParseKept(j, n.node);
+    if (kept != nullptr) *kept = std::move(k);
+  }
   return n;
 }
 
@@ -241,7 +364,7 @@ NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors) {
 bool IsBinarySummary(std::string_view bytes) { return binary_summary::LooksBinary(bytes); }
 
 bool LooksLikeSummary(std::string_view head) {
-  // EncodeSummary's JSON begins {"schema":1,"kind":...
+  // EncodeSummary's JSON begins {"schema":2,"kind":...
   return IsBinarySummary(head) || head.find(fmt::format("\"kind\":\"{}\"", kSummaryKind)) != std::string_view::npos;
 }
 
@@ -249,12 +372,13 @@ bool LooksLikeResumeState(std::string_view head) {
   return head.starts_with(std::string_view(binary_summary::kStateMagic, sizeof binary_summary::kStateMagic));
 }
 
-wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin) {
-  if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin);
+wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin,
+                                     std::optional<NodeKept>* kept) {
+  if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin, kept);
   auto doc = ParseJson(bytes, origin);
   if (!doc.ok()) return doc.status();
   JsonErrors errors;
-  NodeIndex n = ParseSummary(*doc, &errors);
+  NodeIndex n = ParseSummary(*doc, &errors, kept);
   if (!errors.ok())
     return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, errors.first()));
   return n;
@@ -265,7 +389,7 @@ namespace {
 // A JSON summary, read whole, handed out a cut at a time.
 class JsonStream : public SummaryStream {
  public:
-  explicit JsonStream(NodeIndex index) : index_(std::move(index)) {
+  JsonStream(NodeIndex index, std::optional<NodeKept> kept) : index_(std::move(index)), kept_(std::move(kept)) {
     cuts_ = std::move(index_.cuts);
     index_.cuts.clear();
     for (const auto& c : cuts_) {
@@ -273,6 +397,7 @@ class JsonStream : public SummaryStream {
     }
   }
   const NodeIndex& node() const override { return index_; }
+  const std::optional<NodeKept>& kept() const override { return kept_; }
   uint64_t last_start_ts() const override { return last_start_; }
   bool Next(CutOnNode* out) override {
     if (next_ == cuts_.size()) return false;
@@ -283,6 +408,7 @@ class JsonStream : public SummaryStream {
 
  private:
   NodeIndex index_;
+  std::optional<NodeKept> kept_;
   std::vector<CutOnNode> cuts_;
   size_t next_ = 0;
   uint64_t last_start_ = 0;
@@ -325,9 +451,10 @@ wal::Result<std::unique_ptr<SummaryStream>> SummaryStream::Open(const std::strin
   ::close(fd);
   auto text = wal::ReadFileToString(path, kMaxSummaryBytes);
   if (!text.ok()) return text.status();
-  auto index = DecodeSummary(*text, path);
+  std::optional<NodeKept> kept;
+  auto index = DecodeSummary(*text, path, &kept);
   if (!index.ok()) return index.status();
-  return std::unique_ptr<SummaryStream>(std::make_unique<JsonStream>(std::move(index).value()));
+  return std::unique_ptr<SummaryStream>(std::make_unique<JsonStream>(std::move(index).value(), std::move(kept)));
 }
 
 std::string EncodeResumeState(const ResumeState& r, const std::string& summary_bytes) {
@@ -381,14 +508,14 @@ wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::
 }
 
 wal::Result<std::string> EncodeAppended(const std::string& old, const ResumeState& from, const NodeIndex& index,
-                                        const std::string& origin) {
+                                        const std::string& origin, const NodeKept* metadata) {
   const uint64_t kept = from.checkpoint.cuts_before;
   if (binary_summary::LooksBinary(old)) {
     if (kept > 0 && !from.last_kept) return wal::Status::Corruption("the resume state lacks the last cut kept");
     auto frames = binary_summary::CutFrames(old, kept, origin);
     if (!frames.ok()) return frames.status();
     return binary_summary::EncodeAfter(index, *frames, kept, from.kept_last_start,
-                                       from.last_kept ? &*from.last_kept : nullptr);
+                                       from.last_kept ? &*from.last_kept : nullptr, metadata);
   }
   auto before = DecodeSummary(old, origin);
   if (!before.ok()) return before.status();
@@ -400,7 +527,7 @@ wal::Result<std::string> EncodeAppended(const std::string& old, const ResumeStat
   all.cuts.assign(std::make_move_iterator(before->cuts.begin()),
                   std::make_move_iterator(before->cuts.begin() + static_cast<ptrdiff_t>(kept)));
   all.cuts.insert(all.cuts.end(), index.cuts.begin(), index.cuts.end());
-  return EncodeSummary(all, SummaryFormat::kJson);
+  return EncodeSummary(all, SummaryFormat::kJson, metadata);
 }
 
 std::unique_ptr<CutFeed> SummaryFeed(std::unique_ptr<SummaryStream> stream, std::shared_ptr<wal::Status> damage) {

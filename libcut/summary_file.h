@@ -3,11 +3,15 @@
 // large cluster is checked without gathering its WALs.
 //
 // Two encodings, told apart by their first bytes (walcut-format(5), NODE SUMMARIES):
-// - binary, schema 2, the default: frames, each checksummed and LZ4-compressed; the
+// - binary, schema 3, the default: frames, each checksummed and LZ4-compressed; the
 //   node's reading first, then one frame per cut. Identifiers and pointers are deltas in
 //   varints, and a cut's transactions that the previous cut's window also held are
 //   given by reference. A few percent of the WAL it describes; read cut by cut.
-// - JSON, schema 1: the same content, for reading by eye and by scripts.
+// - JSON, schema 2: the same content, for reading by eye and by scripts.
+// An Apache Ignite node's summary also carries what its check needs beside the WAL: the
+// increments the node keeps by metadata (kept_increments.h) and, for each cut, the update
+// counters its copies apply (copy_counters.h). Schema 2 binary and schema 1 JSON, written
+// by earlier versions, are read (without either).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +21,7 @@
 
 #include "libcut/cut_feed.h"
 #include "libcut/cut_index.h"
+#include "libcut/kept_increments.h"
 
 namespace cut {
 
@@ -30,15 +35,19 @@ inline constexpr uint64_t kMaxSummaryBytes = 1ull << 30;
 
 enum class SummaryFormat { kBinary, kJson };
 
-std::string EncodeSummary(const NodeIndex& index, SummaryFormat format = SummaryFormat::kBinary);
+// `kept`: the node's kept increments (app::KeptIncrementsOf), null when it has none (not an
+// Apache Ignite node).
+std::string EncodeSummary(const NodeIndex& index, SummaryFormat format = SummaryFormat::kBinary,
+                          const NodeKept* kept = nullptr);
 // Whether `bytes` begin as a binary summary does.
 bool IsBinarySummary(std::string_view bytes);
 // Whether the first bytes of a file (a few hundred) are those of a summary in either
 // encoding, or of a resume state: a look, not a reading.
 bool LooksLikeSummary(std::string_view head);
 bool LooksLikeResumeState(std::string_view head);
-// Either encoding, whole.
-wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin);
+// Either encoding, whole; the kept increments into `*kept` when asked.
+wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin,
+                                     std::optional<NodeKept>* kept = nullptr);
 
 // The resume state of `walcut cuts NODE --summary FILE --append`, kept on the node as
 // FILE.resume: the checkpoint of the reading that wrote FILE (cut_index.h), what FILE's
@@ -58,8 +67,9 @@ wal::Result<ResumeState> DecodeResumeState(const std::string& bytes, const std::
 // The summary, in the encoding of `old` (the summary `from` was saved with), of `index`
 // whose cuts are those after from's checkpoint, following the cuts of `old` before it.
 // A binary summary's earlier cut frames are copied, not encoded again.
+// `kept`: the node's kept increments now (the file's are replaced).
 wal::Result<std::string> EncodeAppended(const std::string& old, const ResumeState& from, const NodeIndex& index,
-                                        const std::string& origin);
+                                        const std::string& origin, const NodeKept* kept = nullptr);
 
 // A summary file read one cut at a time: memory holds the node's reading and the cut in
 // hand (and, for the binary encoding, the previous cut's transactions it may refer to),
@@ -71,6 +81,8 @@ class SummaryStream {
   virtual ~SummaryStream() = default;
   // The node's reading, without cuts.
   virtual const NodeIndex& node() const = 0;
+  // Its kept increments (Apache Ignite's), when it has any.
+  virtual const std::optional<NodeKept>& kept() const = 0;
   // The latest Start record's timestamp among all its cuts.
   virtual uint64_t last_start_ts() const = 0;
   // The next cut; false at the end, or at damage (status() says which).

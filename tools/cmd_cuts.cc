@@ -14,8 +14,7 @@ void RegisterCuts(CLI::App& app, CommandContext& ctx) {
   AddCommonFlags(sub, common.get());
   AddLocalFlag(sub);
   sub->add_option("--summary", o->summary_out,
-                  "Write this node's cut index to FILE (for check --summaries) instead of listing; "
-                  "not an Apache Ignite node with a full snapshot");
+                  "Write this node's cut index to FILE (for check --summaries) instead of listing");
   auto format = std::make_shared<std::string>("binary");
   sub->add_option("--summary-format", *format,
                   "With --summary: binary (compact, checksummed; the default) or json (for reading)")

@@ -11,6 +11,7 @@
 #include "tools/cut_sources.h"
 #include "tools/increments.h"
 #include "tools/json_writer.h"
+#include "tools/progress.h"
 #include "tools/record_format.h"
 #include "tools/timeline_svg.h"
 
@@ -52,8 +53,11 @@ cut::SummaryFormat FormatOf(const CutsOptions& o) {
   return o.summary_json ? cut::SummaryFormat::kJson : cut::SummaryFormat::kBinary;
 }
 
-int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, bool damaged, Output& output) {
-  return PutSummary(o, index, cut::EncodeSummary(index, FormatOf(o)), index.cuts.size(), damaged, output);
+// `kept`: the node's kept increments (Apache Ignite's), when it is an Ignite node.
+int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, const std::optional<cut::NodeKept>& kept,
+                 bool damaged, Output& output) {
+  return PutSummary(o, index, cut::EncodeSummary(index, FormatOf(o), kept ? &*kept : nullptr), index.cuts.size(),
+                    damaged, output);
 }
 
 bool Exists(const std::string& path) {
@@ -105,38 +109,44 @@ std::string LoadResume(const CutsOptions& o, const std::string& node, std::optio
   return {};
 }
 
-// A summary carries a node's reading of its WAL, not what the check of an Apache Ignite
-// node also uses once it has a full snapshot: the increments Ignite kept (the snapshots'
-// metadata) and the update counters its copies apply. Such a node is refused (named, and
-// nothing written): checked from summaries, its verdict could differ from check's.
-bool RefusedAsIgnite(const cut::NodeIndex& index, const std::optional<std::vector<cut::NodeKept>>& kept,
-                     bool ignite_snapshot, Output& output) {
-  bool metadata = false;
-  if (kept) {
-    for (const auto& k : *kept) metadata = metadata || !k.kept.empty() || !k.unreadable.empty();
+// The one node --summary writes of: kExitOk, or the exit code (said).
+int OneNode(const CutsOptions& o, Output& output, app::WalInputs* inputs) {
+  int code = kExitOk;
+  if (!ResolveNodes(o.paths, output, inputs, &code)) return code;
+  if (inputs->nodes.size() != 1) {
+    output.Error("--summary writes one node's summary: give one node directory, not {} nodes", inputs->nodes.size());
+    return kExitUsage;
   }
-  const bool counters =
-      std::any_of(index.cuts.begin(), index.cuts.end(), [](const cut::CutOnNode& c) { return c.applied.known; });
-  if (!metadata && !counters && !ignite_snapshot) return false;
-  output.Error(
-      "{}: --summary does not summarize an Apache Ignite node with a full snapshot: its check needs the "
-      "increments' metadata and the update counters of its copies, which a summary does not carry",
-      index.node);
-  output.Hint("check the nodes' directories together: walcut check DIR...");
-  return true;
+  return kExitOk;
+}
+
+// --summary FILE: the node's WAL read whole, with an Ignite node's kept increments.
+int WholeSummary(const CutsOptions& o, Output& output) {
+  app::WalInputs inputs;
+  if (int code = OneNode(o, output, &inputs); code != kExitOk) return code;
+  const app::WalInput& in = inputs.nodes[0];
+  cut::NodeIndex n;
+  {
+    Progress progress = WalProgress(output, "finding the cuts", inputs.nodes);
+    auto index = cut::BuildNodeIndex(in.node, in.wal_dir);
+    if (index.ok()) {
+      n = std::move(index).value();
+      PrintReadErrors(n, output);
+    } else {
+      n.node = in.node;
+      n.open_error = index.status().message();
+    }
+  }
+  return WriteSummary(o, n, app::KeptIncrementsOfNode(in),
+                      !n.read_errors.empty() || !n.open_error.empty() || n.records == 0, output);
 }
 
 // --summary FILE --append: resumes the reading that wrote FILE where it stopped (before
 // the segment file that was then the last), so only the new WAL and that file are read,
 // and FILE's cut frames before that point are copied.
 int AppendSummary(const CutsOptions& o, Output& output) {
-  int code = kExitOk;
   app::WalInputs inputs;
-  if (!ResolveNodes(o.paths, output, &inputs, &code)) return code;
-  if (inputs.nodes.size() != 1) {
-    output.Error("--summary writes one node's summary: give one node directory, not {} nodes", inputs.nodes.size());
-    return kExitUsage;
-  }
+  if (int code = OneNode(o, output, &inputs); code != kExitOk) return code;
   const app::WalInput& in = inputs.nodes[0];
   std::optional<cut::ResumeState> from;
   std::string old;
@@ -156,7 +166,7 @@ int AppendSummary(const CutsOptions& o, Output& output) {
     unreadable.node = in.node;
     unreadable.open_error = stream.status().message();
     output.Error("{}: {}", in.node, unreadable.open_error);
-    return WriteSummary(o, unreadable, true, output);
+    return WriteSummary(o, unreadable, app::KeptIncrementsOfNode(in), true, output);
   }
   const uint64_t kept = from ? from->checkpoint.cuts_before : 0;
   const uint64_t records_before = from ? (*stream)->progress().records : 0;
@@ -169,12 +179,11 @@ int AppendSummary(const CutsOptions& o, Output& output) {
     index.cuts = std::move(cuts);
   }
   PrintReadErrors(index, output);
-  // (A resumed reading's counters start unknown: a full snapshot's record before the resume
-  // point is in its snapshots.)
-  if (RefusedAsIgnite(index, app::KeptIncrementsOf(inputs.nodes), in.ignite && !index.snapshots.empty(), output)) {
-    return kExitUsage;
-  }
-  auto bytes = from ? cut::EncodeAppended(old, *from, index, o.summary_out) : cut::EncodeSummary(index, FormatOf(o));
+  // The metadata is read afresh each time: Ignite adds and removes increments' files.
+  const std::optional<cut::NodeKept> metadata = app::KeptIncrementsOfNode(in);
+  const cut::NodeKept* m = metadata ? &*metadata : nullptr;
+  auto bytes =
+      from ? cut::EncodeAppended(old, *from, index, o.summary_out, m) : cut::EncodeSummary(index, FormatOf(o), m);
   if (!bytes.ok()) {
     output.Error("{}", bytes.status().message());
     return kExitUnreadable;
@@ -359,8 +368,8 @@ int RunCuts(const CutsOptions& o, Output& output) {
     }
   }
   if (!o.svg_out.empty() && !Replaceable(o.svg_out, "an SVG picture", LooksLikeSvg, output)) return kExitUsage;
-  if (!o.summary_out.empty() && o.append) return AppendSummary(o, output);
-  if (o.summary_out.empty() && o.svg_out.empty()) {
+  if (!o.summary_out.empty()) return o.append ? AppendSummary(o, output) : WholeSummary(o, output);
+  if (o.svg_out.empty()) {
     if (!ListCuts(o.paths, output, &listing, &code)) return code;
     report = std::move(listing.report);
   } else {
@@ -368,15 +377,6 @@ int RunCuts(const CutsOptions& o, Output& output) {
     std::optional<cut::ClusterInfo> cluster;
     std::optional<std::vector<cut::NodeKept>> kept;
     if (!LoadIndexesFromWal(o.paths, output, &indexes, &cluster, &code, &kept)) return code;
-    if (!o.summary_out.empty()) {
-      if (indexes.size() != 1) {
-        output.Error("--summary writes one node's summary: give one node directory, not {} nodes", indexes.size());
-        return kExitUsage;
-      }
-      const auto& n = indexes[0];
-      if (RefusedAsIgnite(n, kept, false, output)) return kExitUsage;
-      return WriteSummary(o, n, !n.read_errors.empty() || !n.open_error.empty() || n.records == 0, output);
-    }
     report = cut::CheckCluster(indexes, cluster ? &*cluster : nullptr, kept ? &*kept : nullptr);
     if (int drawn = DrawTimeline(o, indexes, report, output); drawn != kExitOk) return drawn;
   }

@@ -315,8 +315,8 @@ TEST(HostileInput, DamagedBinarySummariesAreRefused) {
   expect_refused(sound + "x", "1 bytes after its last cut");
   expect_refused(sound.substr(0, 12), "shorter than its header");
   b = sound;
-  b[8] = 3;
-  expect_refused(b, "of schema 3, which this walcut does not read");
+  b[8] = 4;
+  expect_refused(b, "of schema 4, which this walcut does not read");
   Write(f, sound);
   EXPECT_EQ(RunCli({"check", "--summaries", f, g}).code, 0);
 }

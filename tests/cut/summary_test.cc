@@ -85,6 +85,55 @@ TEST(Summary, BinaryCarriesWhatJsonCarriesOnASimulatedCluster) {
   }
 }
 
+// An Apache Ignite node's parts: the increments it keeps by metadata and each cut's applied
+// counters go through both encodings unchanged (a cut whose counters are not known stays
+// so), and a JSON summary whose counters are out of order or overlap is refused.
+TEST(Summary, IgniteKeptIncrementsAndAppliedCountersGoThroughBothEncodings) {
+  cut::NodeIndex n;
+  n.node = "server_0";
+  n.cuts = {Cut(1), Cut(2)};
+  n.cuts[0].txs = {Tx(5, 150, cut::Side::kBefore)};
+  cut::AppliedCounters& a = n.cuts[0].applied;
+  a.known = true;
+  a.copies = {{1, 2, {{1, 5}, {8, 9}}}, {1, 7, {{3, 3}}}, {4, 0, {{1, 1}}}};
+  a.window = {{1, 2, 9, {1, 2, 5}}, {4, 0, 1, {1, 3, 7}}, {1, 2, 8, {1, 2, 5}}};
+  cut::NodeKept kept{"server_0", {}, {"x.smf: not a snapshot's metadata"}, "cid-0", {"cid-0", "cid-1"}, true};
+  kept.kept.push_back({{1, 1}, "snap", 1, wal::Pointer{3, 200}, "snap/increments/1/server_0.smf"});
+  kept.kept.push_back({{2, 2}, "snap", 2, std::nullopt, "snap/increments/2/server_0.smf"});
+  const std::string json = cut::EncodeSummary(n, cut::SummaryFormat::kJson, &kept);
+  ASSERT_NE(json.find(R"("applied":{"copies":[[1,2,[[1,5],[8,9]]],[1,7,[[3,3]]],[4,0,[[1,1]]]])"), std::string::npos)
+      << json;
+  ASSERT_NE(json.find(R"("applied":null)"), std::string::npos);
+  ASSERT_NE(json.find(R"("ignite_increments":{"metadata":true,"consistent_id":"cid-0")"), std::string::npos);
+  for (const std::string& bytes : {cut::EncodeSummary(n, cut::SummaryFormat::kBinary, &kept), json}) {
+    std::optional<cut::NodeKept> back_kept;
+    auto back = cut::DecodeSummary(bytes, "s", &back_kept);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_TRUE(back_kept.has_value());
+    EXPECT_EQ(cut::EncodeSummary(*back, cut::SummaryFormat::kJson, &*back_kept), json);
+  }
+  // Not an Ignite node: no kept increments either way.
+  for (const std::string& bytes : {cut::EncodeSummary(n), Json(n)}) {
+    std::optional<cut::NodeKept> back_kept = kept;
+    ASSERT_TRUE(cut::DecodeSummary(bytes, "s", &back_kept).ok());
+    EXPECT_FALSE(back_kept.has_value());
+  }
+  auto refused = [&](const std::string& from, const std::string& to, const std::string& why) {
+    std::string bad = json;
+    const size_t at = bad.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    bad.replace(at, from.size(), to);
+    auto r = cut::DecodeSummary(bad, "s");
+    ASSERT_FALSE(r.ok()) << to;
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status().message();
+  };
+  refused("[[1,5],[8,9]]", "[[1,5],[5,9]]", "ranges out of order, overlapping or touching");
+  refused("[[1,5],[8,9]]", "[[1,5],[6,9]]", "ranges out of order, overlapping or touching");
+  refused("[[1,5],[8,9]]", "[[5,1]]", "ranges out of order, overlapping or touching");
+  refused("[1,7,[[3,3]]]", "[1,1,[[3,3]]]", "copies out of (cache, partition) order");
+  refused("[4,0,1,\"1.3.7\"]", "[4,0,1]", "expected [cache, partition, counter, tx]");
+}
+
 TEST(Summary, OnlyTheSameTransactionsAreTakenFromThePreviousCut) {
   cut::NodeIndex n;
   n.node = "n";

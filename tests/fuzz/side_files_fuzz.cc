@@ -5,6 +5,7 @@
 // input's size; a value must survive its own writer and reader again.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,11 +41,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 3: {
-      auto n = cut::DecodeSummary(text, "summary");
+      std::optional<cut::NodeKept> kept;
+      auto n = cut::DecodeSummary(text, "summary", &kept);
       // Either encoding (binary when the bytes begin with its magic; its checksums are taken
-      // as right here: LLVMFuzzerInitialize), and a value survives both writers.
-      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n), "again").ok()) __builtin_trap();
-      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n, cut::SummaryFormat::kJson), "json").ok())
+      // as right here: LLVMFuzzerInitialize), and a value, with an Apache Ignite node's kept
+      // increments and applied counters, survives both writers.
+      const cut::NodeKept* k = kept ? &*kept : nullptr;
+      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n, cut::SummaryFormat::kBinary, k), "again").ok())
+        __builtin_trap();
+      if (n.ok() && !cut::DecodeSummary(cut::EncodeSummary(*n, cut::SummaryFormat::kJson, k), "json").ok())
         __builtin_trap();
       break;
     }
