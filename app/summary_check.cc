@@ -39,6 +39,7 @@ wal::Result<cut::ClusterReport> CheckSummaries(const std::vector<std::string>& f
   // every Ignite node when one has metadata, else none.
   std::vector<cut::NodeKept> kept;
   bool metadata = false;
+  std::vector<std::pair<std::string, std::string>> earlier;  // node, file: of a schema without them
   for (const auto& f : files) {
     auto stream = cut::SummaryStream::Open(f);
     if (!stream.ok()) return stream.status();
@@ -57,9 +58,24 @@ wal::Result<cut::ClusterReport> CheckSummaries(const std::vector<std::string>& f
     if ((*stream)->kept()) {
       kept.push_back(*(*stream)->kept());
       metadata = metadata || kept.back().has_metadata;
+    } else if (!(*stream)->carries_ignite_parts()) {
+      earlier.emplace_back(node.node, f);
     }
     damage.push_back(std::make_shared<wal::Status>());
     feeds.push_back(cut::SummaryFeed(std::move(stream).value(), damage.back()));
+  }
+  // A summary of an earlier version beside nodes with metadata: whether its node keeps the
+  // increments is not known (its metadata unreadable), not that it was not given.
+  for (const auto& [node, file] : earlier) {
+    if (!metadata) break;
+    kept.push_back({node,
+                    {},
+                    {fmt::format("\"{}\": a summary of an earlier walcut, without the node's increments' "
+                                 "metadata (write it again)",
+                                 file)},
+                    {},
+                    {},
+                    false});
   }
   // As many decoding threads as cores, not one per file: the files are decoded in turn,
   // in the order the check takes their cuts.

@@ -137,6 +137,12 @@ CounterRanges GetRanges(VarintReader& in) {
   return r;
 }
 
+// `from` (a 32-bit value) moved by a decoded step, or -1 when that leaves 32 bits (no
+// signed overflow on any step).
+int64_t Step(int64_t from, int64_t step) {
+  return step < -int64_t{UINT32_MAX} || step > int64_t{UINT32_MAX} ? -1 : from + step;
+}
+
 uint32_t Narrow32(VarintReader& in, int64_t v, const char* what) {
   if (v >= 0 && v <= UINT32_MAX) return static_cast<uint32_t>(v);
   in.Fail(fmt::format("{} out of range", what));
@@ -192,8 +198,8 @@ AppliedCounters GetAppliedCounters(VarintReader& in) {
   int64_t wc = 0, wp = 0;
   uint64_t wn = 0;
   for (auto& u : a.window) {
-    u.cache = Narrow32(in, wc + in.Z(), "a cache id");
-    u.partition = Narrow32(in, wp + in.Z(), "a partition");
+    u.cache = Narrow32(in, Step(wc, in.Z()), "a cache id");
+    u.partition = Narrow32(in, Step(wp, in.Z()), "a partition");
     u.counter = wn + static_cast<uint64_t>(in.Z());
     u.xid = in.Tx();
     wc = u.cache;
@@ -308,14 +314,16 @@ void CheckCopies(const std::vector<const NodeIndex*>& nodes, const std::vector<c
       std::optional<uint64_t> first;
       uint64_t count = 0;
       for (const auto& [lo, hi] : missing) {
-        count += hi - lo + 1;
+        const uint64_t n = hi - lo;  // the range holds n + 1 counters (saturated: no wrap at 2^64)
+        count = n >= UINT64_MAX - count ? UINT64_MAX : count + n + 1;
         for (uint64_t c = lo; !first; ++c) {
           if (said.count({key.first, key.second, c}) == 0) first = c;
           if (c == hi) break;
         }
       }
-      for (const auto& [cache, partition, counter] : said) {
-        if (cache == key.first && partition == key.second && Contains(missing, counter)) --count;
+      for (auto it = said.lower_bound({key.first, key.second, 0});
+           it != said.end() && std::get<0>(*it) == key.first && std::get<1>(*it) == key.second; ++it) {
+        if (Contains(missing, std::get<2>(*it)) && count > 0) --count;
       }
       if (!first) continue;  // every difference is a side-mismatch's
       const Holder* has = nullptr;

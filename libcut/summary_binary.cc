@@ -190,10 +190,12 @@ std::optional<NodeKept> GetKept(In& in, const std::string& node) {
   k.has_metadata = state == kKeptRead;
   k.consistent_id = in.Str(1 << 10, "consistent id");
   k.baseline.resize(in.Count("baseline nodes"));
+  if (k.baseline.size() > kMaxKeptIncrements) in.Fail(fmt::format("{} baseline nodes", k.baseline.size()));
   for (auto& b : k.baseline) b = in.Str(1 << 10, "a baseline node");
   k.unreadable.resize(in.Count("unreadable metadata"));
   for (auto& u : k.unreadable) u = in.Str(1 << 16, "unreadable metadata");
   k.kept.resize(in.Count("kept increments", 20));
+  if (k.kept.size() > kMaxKeptIncrements) in.Fail(fmt::format("{} kept increments", k.kept.size()));
   for (auto& i : k.kept) {
     i.cut = in.Id();
     i.snapshot = in.Str(wal::kMaxSnapshotNameSize, "snapshot name");
@@ -484,6 +486,7 @@ class BinaryStream : public SummaryStream {
 
   const NodeIndex& node() const override { return node_; }
   const std::optional<NodeKept>& kept() const override { return kept_; }
+  bool carries_ignite_parts() const override { return schema_ >= 3; }
   uint64_t last_start_ts() const override { return last_start_ts_; }
   const wal::Status& status() const override { return status_; }
 
@@ -655,11 +658,13 @@ wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, c
   return file.substr(begin, at - begin);
 }
 
-wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin, std::optional<NodeKept>* kept) {
+wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin, std::optional<NodeKept>* kept,
+                              bool* parts) {
   BinaryStream s(std::make_unique<MemorySource>(bytes), origin);
   if (auto st = s.Begin(); !st.ok()) return st;
   NodeIndex n = s.node();
   if (kept != nullptr) *kept = s.kept();
+  if (parts != nullptr) *parts = s.carries_ignite_parts();
   CutOnNode c;
   while (s.Next(&c)) n.cuts.push_back(std::move(c));
   if (!s.status().ok()) return s.status();

@@ -37,7 +37,8 @@ std::string EncodeAfter(const NodeIndex& index, std::string_view frames, uint64_
 // The bytes of the first `count` cut frames of the binary summary `file` (frames walked by
 // their headers, not read).
 wal::Result<std::string_view> CutFrames(std::string_view file, uint64_t count, const std::string& origin);
-wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin, std::optional<NodeKept>* kept);
+wal::Result<NodeIndex> Decode(std::string_view bytes, const std::string& origin, std::optional<NodeKept>* kept,
+                              bool* parts);
 // A node's base snapshots: U count, then S name, P at, U timestamp each.
 void PutSnapshots(VarintWriter& o, const std::vector<BaseSnapshot>& v);
 std::vector<BaseSnapshot> GetSnapshots(VarintReader& in);  // a fault stops `in` (VarintReader::Fail)

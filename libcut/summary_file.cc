@@ -201,7 +201,8 @@ AppliedCounters ParseApplied(const JsonObject& o) {
       }
       const uint64_t lo = JsonUint(r[0], where, UINT64_MAX, o.errors());
       const uint64_t hi = JsonUint(r[1], where, UINT64_MAX, o.errors());
-      if (hi < lo || (!cc.counters.empty() && lo <= cc.counters.back().second + 1)) {
+      if (hi < lo ||
+          (!cc.counters.empty() && (lo <= cc.counters.back().second || lo - cc.counters.back().second < 2))) {
         o.Fail(where + ": ranges out of order, overlapping or touching");
         return a;
       }
@@ -231,7 +232,7 @@ std::optional<NodeKept> ParseKept(const JsonObject& j, const std::string& node) 
   k.node = node;
   k.has_metadata = o.Bool("metadata");
   k.consistent_id = o.String("consistent_id", 1 << 10);
-  const auto& baseline = o.Array("baseline");
+  const auto& baseline = o.Array("baseline", kMaxKeptIncrements);
   for (size_t i = 0; i < baseline.size(); ++i)
     k.baseline.push_back(JsonString(baseline[i], fmt::format("{}[{}]", o.Where("baseline"), i), o.errors(), 1 << 10));
   const auto& unreadable = o.Array("unreadable");
@@ -239,7 +240,7 @@ std::optional<NodeKept> ParseKept(const JsonObject& j, const std::string& node) 
     k.unreadable.push_back(
         JsonString(unreadable[i], fmt::format("{}[{}]", o.Where("unreadable"), i), o.errors(), 1 << 16));
   }
-  const auto& kept = o.Array("kept");
+  const auto& kept = o.Array("kept", kMaxKeptIncrements);
   for (size_t i = 0; i < kept.size(); ++i) {
     const JsonObject e = o.Element(kept[i], fmt::format("{}[{}]", o.Where("kept"), i));
     KeptIncrement inc;
@@ -313,7 +314,7 @@ CutOnNode ParseCut(const JsonObject& o, uint64_t schema) {
   return c;
 }
 
-NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors, std::optional<NodeKept>* kept) {
+NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors, std::optional<NodeKept>* kept, bool* parts) {
   JsonObject j(doc, "", errors);
   NodeIndex n;
   const uint64_t schema = j.Has("schema") ? j.Uint("schema") : 0;
@@ -321,6 +322,7 @@ NodeIndex ParseSummary(const nlohmann::json& doc, JsonErrors* errors, std::optio
     j.Fail(fmt::format("not a walcut node summary (schema 1 to {})", kJsonSchema));
     return n;
   }
+  if (parts != nullptr) *parts = schema >= 2;
   n.node = j.String("node", 255);
   if (!IsSafeName(n.node)) j.Fail(fmt::format("node: \"{}\" cannot be a node name", n.node));
   n.node_id = j.Uuid("node_id");
@@ -372,13 +374,13 @@ bool LooksLikeResumeState(std::string_view head) {
   return head.starts_with(std::string_view(binary_summary::kStateMagic, sizeof binary_summary::kStateMagic));
 }
 
-wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin,
-                                     std::optional<NodeKept>* kept) {
-  if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin, kept);
+wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin, std::optional<NodeKept>* kept,
+                                     bool* parts) {
+  if (binary_summary::LooksBinary(bytes)) return binary_summary::Decode(bytes, origin, kept, parts);
   auto doc = ParseJson(bytes, origin);
   if (!doc.ok()) return doc.status();
   JsonErrors errors;
-  NodeIndex n = ParseSummary(*doc, &errors, kept);
+  NodeIndex n = ParseSummary(*doc, &errors, kept, parts);
   if (!errors.ok())
     return wal::Status::Corruption(fmt::format("\"{}\": not a valid summary: {}", origin, errors.first()));
   return n;
@@ -389,7 +391,8 @@ namespace {
 // A JSON summary, read whole, handed out a cut at a time.
 class JsonStream : public SummaryStream {
  public:
-  JsonStream(NodeIndex index, std::optional<NodeKept> kept) : index_(std::move(index)), kept_(std::move(kept)) {
+  JsonStream(NodeIndex index, std::optional<NodeKept> kept, bool parts)
+      : index_(std::move(index)), kept_(std::move(kept)), parts_(parts) {
     cuts_ = std::move(index_.cuts);
     index_.cuts.clear();
     for (const auto& c : cuts_) {
@@ -398,6 +401,7 @@ class JsonStream : public SummaryStream {
   }
   const NodeIndex& node() const override { return index_; }
   const std::optional<NodeKept>& kept() const override { return kept_; }
+  bool carries_ignite_parts() const override { return parts_; }
   uint64_t last_start_ts() const override { return last_start_; }
   bool Next(CutOnNode* out) override {
     if (next_ == cuts_.size()) return false;
@@ -409,6 +413,7 @@ class JsonStream : public SummaryStream {
  private:
   NodeIndex index_;
   std::optional<NodeKept> kept_;
+  bool parts_;
   std::vector<CutOnNode> cuts_;
   size_t next_ = 0;
   uint64_t last_start_ = 0;
@@ -452,9 +457,10 @@ wal::Result<std::unique_ptr<SummaryStream>> SummaryStream::Open(const std::strin
   auto text = wal::ReadFileToString(path, kMaxSummaryBytes);
   if (!text.ok()) return text.status();
   std::optional<NodeKept> kept;
-  auto index = DecodeSummary(*text, path, &kept);
+  bool parts = false;
+  auto index = DecodeSummary(*text, path, &kept, &parts);
   if (!index.ok()) return index.status();
-  return std::unique_ptr<SummaryStream>(std::make_unique<JsonStream>(std::move(index).value(), std::move(kept)));
+  return std::unique_ptr<SummaryStream>(std::make_unique<JsonStream>(std::move(index).value(), std::move(kept), parts));
 }
 
 std::string EncodeResumeState(const ResumeState& r, const std::string& summary_bytes) {

@@ -32,6 +32,9 @@ bool SummaryChecksumsSkipped();
 
 // The largest summary file read (a node's summary is a few percent of its WAL).
 inline constexpr uint64_t kMaxSummaryBytes = 1ull << 30;
+// The most kept increments (and baseline nodes) a summary gives for its node: Ignite keeps
+// one metadata file per increment and node.
+inline constexpr size_t kMaxKeptIncrements = 1 << 16;
 
 enum class SummaryFormat { kBinary, kJson };
 
@@ -45,9 +48,11 @@ bool IsBinarySummary(std::string_view bytes);
 // encoding, or of a resume state: a look, not a reading.
 bool LooksLikeSummary(std::string_view head);
 bool LooksLikeResumeState(std::string_view head);
-// Either encoding, whole; the kept increments into `*kept` when asked.
+// Either encoding, whole; the kept increments into `*kept` when asked, and into `*parts`
+// whether the encoding has room for them (and for applied counters): not in the schemas
+// of earlier versions.
 wal::Result<NodeIndex> DecodeSummary(const std::string& bytes, const std::string& origin,
-                                     std::optional<NodeKept>* kept = nullptr);
+                                     std::optional<NodeKept>* kept = nullptr, bool* parts = nullptr);
 
 // The resume state of `walcut cuts NODE --summary FILE --append`, kept on the node as
 // FILE.resume: the checkpoint of the reading that wrote FILE (cut_index.h), what FILE's
@@ -83,6 +88,8 @@ class SummaryStream {
   virtual const NodeIndex& node() const = 0;
   // Its kept increments (Apache Ignite's), when it has any.
   virtual const std::optional<NodeKept>& kept() const = 0;
+  // Whether its schema carries kept increments and applied counters at all.
+  virtual bool carries_ignite_parts() const = 0;
   // The latest Start record's timestamp among all its cuts.
   virtual uint64_t last_start_ts() const = 0;
   // The next cut; false at the end, or at damage (status() says which).

@@ -16,7 +16,9 @@ directories alone (a snapshot copied off the cluster):
     second run reads less than the whole WAL.
 
 The self-test takes the Ignite parts out of the JSON summaries of RUN (its kept increments, or every
-cut's applied counters): the verdict of --summaries must then differ from check's, for each part.
+cut's applied counters): the verdict of --summaries must then differ from check's, for each part. And
+one node's summary made one of an earlier schema (without either part) must leave that node's
+metadata unreadable, not the node missing.
 """
 import glob
 import json
@@ -146,6 +148,20 @@ def self_test(walcut, run_dir):
 
         without("without the kept increments", lambda d: d.update(ignite_increments=None))
         without("without the applied counters", lambda d: [c.update(applied=None) for c in d["cuts"]])
+
+        # One node's summary of an earlier version (JSON schema 1: neither part): beside the
+        # others, its metadata is unreadable, not its node missing.
+        old = json.loads(json.dumps(docs[0]))
+        old["schema"] = 1
+        del old["ignite_increments"]
+        for c in old["cuts"]:
+            del c["applied"]
+        json.dump(old, open(os.path.join(tmp, "0.sum"), "w"))
+        code, out, err = run(walcut, "check", "--json", "--summaries", *[os.path.join(tmp, f"{k}.sum") for k in range(len(paths))])
+        problems = json.loads(out)["problems"] if out else []
+        if code != 1 or not any("a summary of an earlier walcut" in p.get("detail", "") for p in problems) \
+                or any(p.get("kind") == "not-given" for p in problems):
+            raise Mismatch(f"a summary of an earlier schema beside the others: exit {code}, problems {problems}")
 
 
 def main():
