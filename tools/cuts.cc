@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "app/inputs.h"
+#include "app/node_summary.h"
 #include "libcut/summary_file.h"
 #include "libwal/file_io.h"
 #include "tools/cut_sources.h"
@@ -18,51 +19,38 @@
 namespace tools {
 namespace {
 
-// --summary: `bytes`, the summary of `index` (whose cuts number `cuts`), written to the
-// file; with --append, then the resume state beside it.
-int PutSummary(const CutsOptions& o, const cut::NodeIndex& index, const std::string& bytes, uint64_t cuts, bool damaged,
-               Output& output, const std::optional<cut::ResumeState>& state = std::nullopt, uint64_t records_read = 0) {
-  wal::Status s = wal::WriteFileAtomically(o.summary_out, bytes);
-  if (s.ok() && state) s = wal::WriteFileAtomically(o.summary_out + ".resume", cut::EncodeResumeState(*state, bytes));
-  if (!s.ok()) {
+// --summary: the summary made, written to FILE (and its resume state beside it), and the
+// line saying so.
+int PutSummary(const CutsOptions& o, const app::NodeSummary& summary, Output& output) {
+  if (wal::Status s = app::WriteSummaryFiles(o.summary_out, summary); !s.ok()) {
     output.Error("{}", s.message());
     return kExitUnreadable;
   }
-  if (o.quiet) return damaged ? kExitProblems : kExitOk;
+  const int code = summary.damaged ? kExitProblems : kExitOk;
+  if (o.quiet) return code;
+  const cut::NodeIndex& index = summary.index;
   fmt::memory_buffer b;
   if (o.json) {
     JsonWriter j(&b);
-    j.BeginObject().Field("schema", 1).Field("node", index.node).Field("cuts", cuts);
+    j.BeginObject().Field("schema", 1).Field("node", index.node).Field("cuts", summary.cuts);
     j.Field("records", index.records).Field("summary", o.summary_out);
     j.Field("format", o.summary_json ? "json" : "binary");
-    if (o.append) j.Field("records_read", records_read);
+    if (o.append) j.Field("records_read", summary.records_read);
     j.EndObject();
     b.push_back('\n');
   } else if (o.append) {
     fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records; {} read now) to {}\n",
-                   index.node, cuts, index.records, records_read, o.summary_out);
+                   index.node, summary.cuts, index.records, summary.records_read, o.summary_out);
   } else {
-    fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records) to {}\n", index.node, cuts,
-                   index.records, o.summary_out);
+    fmt::format_to(std::back_inserter(b), "wrote the summary of {} ({} cuts, {} records) to {}\n", index.node,
+                   summary.cuts, index.records, o.summary_out);
   }
   output.out->Write(std::string_view(b.data(), b.size()));
-  return damaged ? kExitProblems : kExitOk;
+  return code;
 }
 
 cut::SummaryFormat FormatOf(const CutsOptions& o) {
   return o.summary_json ? cut::SummaryFormat::kJson : cut::SummaryFormat::kBinary;
-}
-
-// `kept`: the node's kept increments (Apache Ignite's), when it is an Ignite node.
-int WriteSummary(const CutsOptions& o, const cut::NodeIndex& index, const std::optional<cut::NodeKept>& kept,
-                 bool damaged, Output& output) {
-  return PutSummary(o, index, cut::EncodeSummary(index, FormatOf(o), kept ? &*kept : nullptr), index.cuts.size(),
-                    damaged, output);
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
 }
 
 // An output file this command replaces (--summary, its .resume, --svg) must be one it
@@ -84,31 +72,6 @@ bool LooksLikeSvg(std::string_view head) {
   return head.starts_with("<?xml") && head.find("<svg") != std::string_view::npos;
 }
 
-// The state FILE.resume holds for FILE, and FILE's bytes; or why FILE is to be written
-// whole (empty on a first run, when neither file exists).
-std::string LoadResume(const CutsOptions& o, const std::string& node, std::optional<cut::ResumeState>* from,
-                       std::string* old) {
-  const std::string state_path = o.summary_out + ".resume";
-  if (!Exists(o.summary_out) && !Exists(state_path)) return {};
-  auto state = wal::ReadFileToString(state_path, cut::kMaxSummaryBytes);
-  if (!state.ok()) return state.status().message();
-  auto summary = wal::ReadFileToString(o.summary_out, cut::kMaxSummaryBytes);
-  if (!summary.ok()) return summary.status().message();
-  auto resume = cut::DecodeResumeState(*state, *summary, state_path);
-  if (!resume.ok()) return resume.status().message();
-  if (cut::IsBinarySummary(*summary) != (FormatOf(o) == cut::SummaryFormat::kBinary)) {
-    return fmt::format("\"{}\" is in the other format", o.summary_out);
-  }
-  auto stream = cut::SummaryStream::Open(o.summary_out);  // its node's part only
-  if (!stream.ok()) return stream.status().message();
-  if ((*stream)->node().node != node) {
-    return fmt::format("\"{}\" is node {}'s summary, not node {}'s", o.summary_out, (*stream)->node().node, node);
-  }
-  *from = std::move(resume).value();
-  *old = std::move(summary).value();
-  return {};
-}
-
 // The one node --summary writes of: kExitOk, or the exit code (said).
 int OneNode(const CutsOptions& o, Output& output, app::WalInputs* inputs) {
   int code = kExitOk;
@@ -124,85 +87,35 @@ int OneNode(const CutsOptions& o, Output& output, app::WalInputs* inputs) {
 int WholeSummary(const CutsOptions& o, Output& output) {
   app::WalInputs inputs;
   if (int code = OneNode(o, output, &inputs); code != kExitOk) return code;
-  const app::WalInput& in = inputs.nodes[0];
-  cut::NodeIndex n;
+  app::NodeSummary summary;
   {
     Progress progress = WalProgress(output, "finding the cuts", inputs.nodes);
-    auto index = cut::BuildNodeIndex(in.node, in.wal_dir);
-    if (index.ok()) {
-      n = std::move(index).value();
-      PrintReadErrors(n, output);
-    } else {
-      n.node = in.node;
-      n.open_error = index.status().message();
-    }
+    summary = app::SummarizeNode(inputs.nodes[0], FormatOf(o));
+    PrintReadErrors(summary.index, output);
   }
-  return WriteSummary(o, n, app::KeptIncrementsOfNode(in),
-                      !n.read_errors.empty() || !n.open_error.empty() || n.records == 0, output);
+  return PutSummary(o, summary, output);
 }
 
 // --summary FILE --append: resumes the reading that wrote FILE where it stopped (before
-// the segment file that was then the last), so only the new WAL and that file are read,
+// the segment that was then the last), so only the new WAL and that segment are read,
 // and FILE's cut frames before that point are copied.
 int AppendSummary(const CutsOptions& o, Output& output) {
   app::WalInputs inputs;
   if (int code = OneNode(o, output, &inputs); code != kExitOk) return code;
-  const app::WalInput& in = inputs.nodes[0];
-  std::optional<cut::ResumeState> from;
-  std::string old;
-  std::string whole = LoadResume(o, in.node, &from, &old);
-  wal::Result<std::unique_ptr<cut::NodeIndexStream>> stream = wal::Status::NotFound("");
-  if (from) {
-    stream = cut::NodeIndexStream::Resume(in.node, in.wal_dir, from->checkpoint, true);
-    if (!stream.ok()) whole = stream.status().message();
+  auto summary = app::AppendToSummary(inputs.nodes[0], o.summary_out, FormatOf(o));
+  if (summary.ok() && !summary->whole_because.empty()) {
+    output.Warning("{}: {}; writing the summary whole", o.summary_out, summary->whole_because);
   }
-  if (!whole.empty()) output.Warning("{}: {}; writing the summary whole", o.summary_out, whole);
-  if (!from || !stream.ok()) {
-    from.reset();
-    stream = cut::NodeIndexStream::Open(in.node, in.wal_dir, nullptr, true);
-  }
-  if (!stream.ok()) {
-    cut::NodeIndex unreadable;
-    unreadable.node = in.node;
-    unreadable.open_error = stream.status().message();
-    output.Error("{}: {}", in.node, unreadable.open_error);
-    return WriteSummary(o, unreadable, app::KeptIncrementsOfNode(in), true, output);
-  }
-  const uint64_t kept = from ? from->checkpoint.cuts_before : 0;
-  const uint64_t records_before = from ? (*stream)->progress().records : 0;
-  cut::NodeIndex index;  // the reading, with the cuts after `kept`
-  cut::CutOnNode c;
-  while ((*stream)->Next(&c)) index.cuts.push_back(std::move(c));
-  {
-    auto cuts = std::move(index.cuts);
-    index = (*stream)->progress();
-    index.cuts = std::move(cuts);
-  }
-  PrintReadErrors(index, output);
-  // The metadata is read afresh each time: Ignite adds and removes increments' files.
-  const std::optional<cut::NodeKept> metadata = app::KeptIncrementsOfNode(in);
-  const cut::NodeKept* m = metadata ? &*metadata : nullptr;
-  auto bytes =
-      from ? cut::EncodeAppended(old, *from, index, o.summary_out, m) : cut::EncodeSummary(index, FormatOf(o), m);
-  if (!bytes.ok()) {
-    output.Error("{}", bytes.status().message());
+  if (!summary.ok()) {
+    output.Error("{}", summary.status().message());
     return kExitUnreadable;
   }
-  // The next state: the cuts before its checkpoint are kept as they are next time.
-  cut::ResumeState next;
-  next.checkpoint = *(*stream)->checkpoint();
-  const uint64_t fresh = next.checkpoint.cuts_before - kept;  // of index.cuts
-  next.kept_last_start = from ? from->kept_last_start : 0;
-  for (uint64_t i = 0; i < fresh; ++i) {
-    if (index.cuts[i].has_start) next.kept_last_start = std::max(next.kept_last_start, index.cuts[i].start_ts);
+  if (!summary->index.open_error.empty()) {
+    output.Error("{}: {}", summary->index.node, summary->index.open_error);
+  } else {
+    PrintReadErrors(summary->index, output);
   }
-  if (fresh > 0) {
-    next.last_kept = index.cuts[fresh - 1];
-  } else if (from) {
-    next.last_kept = from->last_kept;
-  }
-  return PutSummary(o, index, *bytes, kept + index.cuts.size(), !index.read_errors.empty() || index.records == 0,
-                    output, next, index.records - records_before);
+  return PutSummary(o, *summary, output);
 }
 
 // --svg: the timeline of the cut named, or of the latest consistent one.
