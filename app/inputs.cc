@@ -265,15 +265,10 @@ std::optional<cut::NodeKept> KeptIncrementsOfNode(const WalInput& in) {
 
 std::optional<std::vector<cut::NodeKept>> KeptIncrementsOf(const std::vector<WalInput>& inputs) {
   std::vector<cut::NodeKept> out;
-  bool any = false;
   for (const auto& in : inputs) {
-    std::optional<cut::NodeKept> node = KeptIncrementsOfNode(in);
-    if (!node) continue;
-    any = any || node->has_metadata;
-    out.push_back(std::move(*node));
+    if (std::optional<cut::NodeKept> node = KeptIncrementsOfNode(in)) out.push_back(std::move(*node));
   }
-  if (!any) return std::nullopt;
-  return out;
+  return cut::KeptWhenAnyHasMetadata(std::move(out));
 }
 
 namespace {

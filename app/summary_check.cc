@@ -35,10 +35,8 @@ wal::Result<cut::ClusterReport> CheckSummaries(const std::vector<std::string>& f
   std::vector<std::unique_ptr<cut::CutFeed>> feeds;
   std::vector<std::shared_ptr<wal::Status>> damage;
   std::vector<std::pair<std::string, uint16_t>> seen;  // node, order
-  // Apache Ignite's kept increments, as check has them (app::KeptIncrementsOf): those of
-  // every Ignite node when one has metadata, else none.
+  // Apache Ignite's kept increments, as check has them (app::KeptIncrementsOf).
   std::vector<cut::NodeKept> kept;
-  bool metadata = false;
   std::vector<std::pair<std::string, std::string>> earlier;  // node, file: of a schema without them
   for (const auto& f : files) {
     auto stream = cut::SummaryStream::Open(f);
@@ -57,17 +55,15 @@ wal::Result<cut::ClusterReport> CheckSummaries(const std::vector<std::string>& f
     seen.emplace_back(node.node, node.order);
     if ((*stream)->kept()) {
       kept.push_back(*(*stream)->kept());
-      metadata = metadata || kept.back().has_metadata;
     } else if (!(*stream)->carries_ignite_parts()) {
       earlier.emplace_back(node.node, f);
     }
     damage.push_back(std::make_shared<wal::Status>());
     feeds.push_back(cut::SummaryFeed(std::move(stream).value(), damage.back()));
   }
-  // A summary of an earlier version beside nodes with metadata: whether its node keeps the
-  // increments is not known (its metadata unreadable), not that it was not given.
+  // A summary of an earlier version (beside nodes with metadata): whether its node keeps
+  // the increments is not known (its metadata unreadable), not that it was not given.
   for (const auto& [node, file] : earlier) {
-    if (!metadata) break;
     kept.push_back({node,
                     {},
                     {fmt::format("\"{}\": a summary of an earlier walcut, without the node's increments' "
@@ -80,9 +76,9 @@ wal::Result<cut::ClusterReport> CheckSummaries(const std::vector<std::string>& f
   // As many decoding threads as cores, not one per file: the files are decoded in turn,
   // in the order the check takes their cuts.
   const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  const auto taken = cut::KeptWhenAnyHasMetadata(std::move(kept));
   cut::ClusterReport report =
-      cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), threads), cluster, metadata ? &kept : nullptr)
-          .report;
+      cut::CheckClusterStreaming(cut::AheadFeeds(std::move(feeds), threads), cluster, taken ? &*taken : nullptr).report;
   for (const auto& d : damage) {
     if (!d->ok()) return *d;
   }

@@ -124,6 +124,11 @@ void CrossCheck(std::vector<NodeKept>& nodes) {
 
 }  // namespace
 
+std::optional<std::vector<NodeKept>> KeptWhenAnyHasMetadata(std::vector<NodeKept> nodes) {
+  if (std::none_of(nodes.begin(), nodes.end(), [](const NodeKept& n) { return n.has_metadata; })) return std::nullopt;
+  return nodes;
+}
+
 void ApplyKeptIncrements(std::vector<NodeKept> nodes, const std::vector<std::string>& node_order,
                          ClusterReport* report) {
   if (nodes.empty()) return;

@@ -35,6 +35,11 @@ struct NodeKept {
   bool has_metadata = true;
 };
 
+// The kept increments a check takes from `nodes` (every Apache Ignite node given): all of
+// them when one has metadata, else none (nullopt: the cuts are not matched with metadata,
+// and a node without a snapshots/ folder is then not missing anything).
+std::optional<std::vector<NodeKept>> KeptWhenAnyHasMetadata(std::vector<NodeKept> nodes);
+
 // First, each kept increment is held to the WAL where the report saw what it names: the
 // Finish record its metadata points at must be of its cut, and its cut's Finish record
 // where it points; every node's metadata of one cut must name one snapshot and index, the
