@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <new>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace cut {
@@ -37,6 +38,20 @@ class Chunked {
   Chunked() = default;
   Chunked(const Chunked&) = delete;
   Chunked& operator=(const Chunked&) = delete;
+  Chunked(Chunked&& o) noexcept : chunks_(std::move(o.chunks_)), size_(o.size_) {
+    o.chunks_.clear();
+    o.size_ = 0;
+  }
+  Chunked& operator=(Chunked&& o) noexcept {
+    if (this != &o) {
+      clear();
+      chunks_ = std::move(o.chunks_);
+      size_ = o.size_;
+      o.chunks_.clear();
+      o.size_ = 0;
+    }
+    return *this;
+  }
   ~Chunked() { clear(); }
 
   size_t size() const { return size_; }

@@ -177,6 +177,23 @@ void Release(std::vector<NodeIndex>& views, const wal::Uuid& id, bool keep_sets)
   }
 }
 
+// Keeps of the cut `id`, the last consistent cut of its base, what the nesting check of
+// the next one needs: its Before transactions (NestingCheck reads no others, and the
+// participant rule only the cut it checks), about half of its window.
+void KeepForNesting(std::vector<NodeIndex>& views, const wal::Uuid& id) {
+  for (auto& v : views) {
+    for (auto it = v.cuts.rbegin(); it != v.cuts.rend(); ++it) {
+      CutOnNode& c = *it;
+      if (c.id != id) continue;
+      std::erase_if(c.txs, [](const TxSide& t) { return t.side != Side::kBefore; });
+      c.txs.shrink_to_fit();
+      std::vector<TxParticipants>().swap(c.participants);  // they index the whole txs
+      std::vector<uint16_t>().swap(c.participant_nodes);
+      break;
+    }
+  }
+}
+
 // The nodes' problems as a whole, in node order: what makes the check fail whatever the
 // cuts. Every server of the cluster file must have been given.
 std::vector<NodeProblem> NodeProblems(const std::vector<NodeIndex>& views, const ClusterInfo* cluster) {
@@ -320,7 +337,8 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
     if (consistent) {
       if (it != last.end()) Release(views, out.report.cuts[it->second].id, keep_sets);
       last[out.report.cuts[index].base] = index;
-      std::swap(last_join[out.report.cuts[index].base], checker.join());  // the old one's memory is reused
+      KeepForNesting(views, id);
+      std::swap(last_join[out.report.cuts[index].base], checker.join());  // the old one's id table is reused
     } else {
       Release(views, id, keep_sets);
     }

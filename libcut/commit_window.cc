@@ -21,7 +21,7 @@ void CommitWindow::OnWrite(const wal::DataEntry& e) {
 void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
   Commit c;
   c.xid = t.xid;
-  c.ptr = at;
+  c.set_ptr(at);
   // Participants that are not node orders (Apache Ignite's) are not kept: the
   // participant rule is not applied to them.
   bool narrow = true;
@@ -61,7 +61,7 @@ void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
   c.writes_count = static_cast<uint32_t>(writes_base_ + writes_.size() - c.writes_begin);
   // A commit placed before its record (Apache Ignite's, commit_place.h), behind commits
   // already in, waits aside until Settle puts it in its place.
-  if (!commits_.empty() && c.ptr < commits_[commits_.size() - 1].ptr) {
+  if (!commits_.empty() && c.ptr() < commits_[commits_.size() - 1].ptr()) {
     placed_.push_back(c);
   } else {
     commits_.push_back(c);
@@ -70,9 +70,9 @@ void CommitWindow::OnCommit(const wal::TxView& t, const wal::Pointer& at) {
 
 void CommitWindow::Settle() {
   if (placed_.empty()) return;
-  std::stable_sort(placed_.begin(), placed_.end(), [](const Commit& a, const Commit& b) { return a.ptr < b.ptr; });
+  std::stable_sort(placed_.begin(), placed_.end(), [](const Commit& a, const Commit& b) { return a.ptr() < b.ptr(); });
   // The commits from the first one placed aside onwards, merged with them once.
-  const size_t from = LowerBound(0, placed_.front().ptr);
+  const size_t from = LowerBound(0, placed_.front().ptr());
   std::vector<Commit> tail;
   tail.reserve(commits_.size() - from);
   for (size_t i = from; i < commits_.size(); ++i) tail.push_back(commits_[i]);
@@ -80,7 +80,7 @@ void CommitWindow::Settle() {
   size_t a = 0, b = 0;
   while (a < tail.size() || b < placed_.size()) {
     // At an equal place the commit read first (its record earlier) goes first.
-    if (b == placed_.size() || (a < tail.size() && !(placed_[b].ptr < tail[a].ptr))) {
+    if (b == placed_.size() || (a < tail.size() && !(placed_[b].ptr() < tail[a].ptr()))) {
       commits_.push_back(tail[a++]);
     } else {
       commits_.push_back(placed_[b++]);
@@ -98,7 +98,7 @@ size_t CommitWindow::LowerBound(size_t from, const wal::Pointer& p) const {
   size_t lo = from, hi = commits_.size();
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (commits_[mid].ptr < p) {
+    if (commits_[mid].ptr() < p) {
       lo = mid + 1;
     } else {
       hi = mid;
@@ -116,7 +116,7 @@ std::vector<uint16_t> CommitWindow::Participants(const Commit& k) const {
 void CommitWindow::DropBefore(const wal::Pointer& keep) {
   Settle();
   size_t drop = 0;
-  while (drop < commits_.size() && commits_[drop].ptr < keep) ++drop;
+  while (drop < commits_.size() && commits_[drop].ptr() < keep) ++drop;
   commits_.pop_front(drop);
   // The writes still needed begin at the least of the commits' (not always the first's:
   // a commit moved back to its place has its writes later than those after it).

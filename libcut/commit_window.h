@@ -31,22 +31,30 @@ struct Write {
 // Commit::ignite_participants of a transaction held by every node.
 constexpr uint8_t kAllNodes = 255;
 
+// 56 bytes: the pointer's two fields lie apart, so that no padding is left.
 struct Commit {
   wal::TxId xid;
-  wal::Pointer ptr;
+  uint64_t ptr_segment = 0;  // its place (ptr())
+  uint32_t ptr_offset = 0;
   // The participants' node orders: bits of a mask when all are below 64, or else an
   // index into the window's table of participant sets.
-  uint64_t participant_mask = 0;
   uint32_t participant_set = UINT32_MAX;
-  uint32_t writes_count = 0;
+  uint64_t participant_mask = 0;
   uint64_t writes_begin = 0;  // its writes: positions [begin, begin + count) of the window's
+  uint32_t writes_count = 0;
   // Apache Ignite: how many nodes its TX_RECORD names as participants (distinct ids, at
   // most 254; kAllNodes where a partition's backups are every other node; 0 when it
   // names none). Ignite's ids are not node orders: the mask stays empty.
   uint8_t ignite_participants = 0;
+  wal::Pointer ptr() const { return {ptr_segment, ptr_offset}; }
+  void set_ptr(const wal::Pointer& p) {
+    ptr_segment = p.segment;
+    ptr_offset = p.offset;
+  }
   // Computed, not kept: a window holds many commits.
   uint64_t hash() const { return HashTxId(xid); }
 };
+static_assert(sizeof(Commit) == 56);
 
 // A queue in blocks of a fixed size: pushed at the back, popped at the front, indexed
 // from it. Growing never copies what it holds (a vector doubling would hold three

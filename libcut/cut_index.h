@@ -25,17 +25,27 @@
 namespace cut {
 
 // One committed transaction seen in a cut's window on this node.
+// 32 bytes: the pointer's two fields lie apart so that the side and the participants
+// fill what would be its padding (a window holds many of these).
 struct TxSide {
   wal::TxId xid;
-  wal::Pointer commit;  // its COMMITTED TxRecord
+  uint64_t commit_segment = 0;  // its COMMITTED TxRecord (commit())
+  uint32_t commit_offset = 0;
   Side side = Side::kAfter;
   // Apache Ignite: for a transaction newly Before at this cut (window_classifier.h), how
   // many nodes its TX_RECORD names as participants (0: not known; 255: every node, as
   // Commit::ignite_participants says). Not in summaries.
   uint8_t participants = 0;
-  // For the cluster join; computed, not kept (a window holds many of these).
+
+  wal::Pointer commit() const { return {commit_segment, commit_offset}; }
+  void set_commit(const wal::Pointer& p) {
+    commit_segment = p.segment;
+    commit_offset = p.offset;
+  }
+  // For the cluster join; computed, not kept.
   uint64_t hash() const { return HashTxId(xid); }
 };
+static_assert(sizeof(TxSide) == 32);
 
 // The participants of a window transaction (by index in CutOnNode::txs): node orders of
 // primaries and backups, sorted, at [first, first + count) of CutOnNode::participant_nodes

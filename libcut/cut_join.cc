@@ -29,7 +29,6 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
   // Sized for the distinct transactions (most are committed on several nodes); it grows
   // if there are more.
   j.first.Reset(std::max(widest, total / 4));
-  j.seen.reserve(total);
   constexpr size_t kAhead = 8;  // prefetch distance
   for (size_t i = 0; i < nodes.size(); ++i) {
     const uint64_t bit = j.masked ? uint64_t{1} << i : 0;
@@ -39,7 +38,9 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
       const TxSide& t = txs[k];
       const auto [at, fresh] = j.first.Insert(t.xid, t.hash(), static_cast<uint32_t>(j.seen.size()),
                                               [&](uint32_t e) -> const wal::TxId& { return j.seen[e].xid; });
-      if (fresh) j.seen.push_back(CutJoin::Seen{t.xid, t.commit, 0, 0, static_cast<uint32_t>(i), t.side});
+      if (fresh) {
+        j.seen.push_back(CutJoin::Seen{t.xid, 0, 0, static_cast<uint32_t>(i), static_cast<uint32_t>(k), t.side});
+      }
       CutJoin::Seen& f = j.seen[at];
       f.nodes |= bit;
       f.participants = std::max(f.participants, t.participants);
@@ -50,9 +51,9 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
              t.xid,
              {nodes[f.node]->node, nodes[i]->node},
              fmt::format("{} on {} (commit at {}), {} on {} (commit at {}); Start/Finish at {}/{} and {}/{}",
-                         SideName(f.side), nodes[f.node]->node, f.at.ToString(), SideName(t.side), nodes[i]->node,
-                         t.commit.ToString(), on[f.node]->start.ToString(), on[f.node]->finish.ToString(),
-                         on[i]->start.ToString(), on[i]->finish.ToString())});
+                         SideName(f.side), nodes[f.node]->node, on[f.node]->txs[f.tx].commit().ToString(),
+                         SideName(t.side), nodes[i]->node, t.commit().ToString(), on[f.node]->start.ToString(),
+                         on[f.node]->finish.ToString(), on[i]->start.ToString(), on[i]->finish.ToString())});
       }
     }
   }
@@ -102,9 +103,10 @@ void ParticipantCheck::Check(const std::vector<const NodeIndex*>& nodes, const s
         auto o = by_order.find(order);
         if (o == by_order.end() || o->second == i || !window_sound[o->second]) continue;
         if (!CommittedOn(t.xid, o->second, nodes, on, pos, j)) {
-          std::string detail = fmt::format(
-              "Before on {} (commit at {}) but not committed in participant {}'s window of the cut{}", nodes[i]->node,
-              t.commit.ToString(), nodes[o->second]->node, t.commit < on[i]->start ? "" : " (in flight at its Start)");
+          std::string detail =
+              fmt::format("Before on {} (commit at {}) but not committed in participant {}'s window of the cut{}",
+                          nodes[i]->node, t.commit().ToString(), nodes[o->second]->node,
+                          t.commit() < on[i]->start ? "" : " (in flight at its Start)");
           report.violations.push_back(
               {Kind::kBeforeMissingOnParticipant, t.xid, {nodes[i]->node, nodes[o->second]->node}, detail});
           missing_.push_back({t.xid, nodes[i]->node, nodes[o->second]->node, report.base,
@@ -117,15 +119,15 @@ void ParticipantCheck::Check(const std::vector<const NodeIndex*>& nodes, const s
   // window, or listed After the cut before there) than their TX_RECORDs name.
   report.participants_counted = j.masked;
   if (j.masked) {
-    for (const auto& s : j.seen) {
+    j.seen.ForEach([&](const CutJoin::Seen& s) {
       const size_t needed = s.participants == kAllNodes ? nodes.size() : s.participants;
-      if (needed == 0 || (s.nodes & ~s.after) == 0) continue;
+      if (needed == 0 || (s.nodes & ~s.after) == 0) return;
       size_t have = static_cast<size_t>(std::popcount(s.nodes));
       for (size_t o = 0; o < nodes.size() && have < needed; ++o) {
         if ((s.nodes >> o & 1) == 0 && CommittedOn(s.xid, o, nodes, on, pos, j)) ++have;
       }
       if (have < needed) ++report.short_of_participants;
-    }
+    });
   }
   mismatched_.clear();
   for (const auto& v : report.violations) {

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "libcut/chunked.h"
 #include "libcut/cluster_check.h"
 #include "libcut/id_index.h"
 
@@ -18,10 +19,10 @@ namespace cut {
 struct CutJoin {
   struct Seen {
     wal::TxId xid;
-    wal::Pointer at;           // its commit on the first node that has it
     uint64_t nodes;            // the nodes that committed it, when `masked`
     uint64_t after;            // those that have it After, when `masked`
-    uint32_t node;             // that first node, by index in `nodes`
+    uint32_t node;             // the first node that has it, by index in `nodes`
+    uint32_t tx;               // its index in that node's CutOnNode::txs
     Side side;                 // there
     uint8_t participants = 0;  // the most TxSide::participants among its nodes
   };
@@ -29,7 +30,9 @@ struct CutJoin {
   bool masked = false;  // at most 64 nodes: the masks are kept
   std::vector<const NodeIndex*> nodes;
   IdIndex first;  // xid -> index in `seen`
-  std::vector<Seen> seen;
+  // One entry per distinct transaction (a window's commits are several per transaction):
+  // grown by chunks, never reserved for every commit nor copied as it grows.
+  Chunked<Seen> seen;
 
   // The entry of `x`, or nullptr.
   const Seen* Find(const wal::TxId& x) const {

@@ -12,9 +12,11 @@ bool NestingMayFail(const CutJoin& prev, const CutJoin& next, const wal::Uuid& n
     const CutJoin::Seen* e = prev.Find(x);
     return e == nullptr ? 0 : e->nodes & ~e->after;
   };
-  for (const auto& e : next.seen) {
-    if (e.after != 0 && (before_in_prev(e.xid) & e.after) != 0) return true;
-  }
+  bool may_fail = false;
+  next.seen.ForEach([&](const CutJoin::Seen& e) {
+    if (!may_fail && e.after != 0 && (before_in_prev(e.xid) & e.after) != 0) may_fail = true;
+  });
+  if (may_fail) return true;
   for (size_t i = 0; i < next.nodes.size(); ++i) {
     const CutOnNode* b = FindCut(*next.nodes[i], next_id);
     if (b == nullptr) continue;
@@ -60,7 +62,7 @@ void NestingCheck::Check(const std::vector<const NodeIndex*>& nodes, const CutRe
                                    t.xid,
                                    {n->node},
                                    fmt::format("Before in cut {} but After in this cut on {} (commit at {})",
-                                               prev.id.ToString(), n->node, t.commit.ToString())});
+                                               prev.id.ToString(), n->node, t.commit().ToString())});
         if (next.status == CutStatus::kConsistent) {
           next.status = CutStatus::kInconsistent;
           next.reason = "increments are not nested";

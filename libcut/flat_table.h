@@ -33,6 +33,13 @@ class FlatTable {
     ++layout_;
   }
 
+  // Empties the table and gives its memory back (Reset keeps it for the next use).
+  void Free() {
+    std::vector<Slot>().swap(slots_);
+    Reset(0);
+  }
+  size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
+
   // The entry of `k`, made by Traits::Init when there is none; true when made. The
   // pointer is valid until the next Upsert, Erase or Reset.
   std::pair<Entry*, bool> Upsert(const Key& k) {

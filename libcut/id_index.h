@@ -29,6 +29,13 @@ class IdIndex {
     size_ = 0;
   }
 
+  // Empties the table and gives its memory back (Reset keeps it for the next use).
+  void Free() {
+    std::vector<uint64_t>().swap(slots_);
+    Reset(0);
+  }
+  size_t bytes() const { return slots_.capacity() * sizeof(uint64_t); }
+
   // The position of `x`, or `position` after recording it there; true when recorded.
   template <typename IdAt>
   std::pair<uint32_t, bool> Insert(const wal::TxId& x, uint32_t position, IdAt&& id_at) {
@@ -103,6 +110,16 @@ class TxTable {
     index_.Reset(expected);
     keys_.clear();
     values_.clear();
+  }
+
+  // Empties the table and gives its memory back.
+  void Free() {
+    index_.Free();
+    std::vector<wal::TxId>().swap(keys_);
+    std::vector<uint32_t>().swap(values_);
+  }
+  size_t bytes() const {
+    return index_.bytes() + keys_.capacity() * sizeof(wal::TxId) + values_.capacity() * sizeof(uint32_t);
   }
 
   // The value of `x`, inserting `value` first if `x` is not there; true when inserted.

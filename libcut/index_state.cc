@@ -130,7 +130,7 @@ void CommitWindow::Save(VarintWriter& o) const {
   for (size_t i = 0; i < writes_.size(); ++i) PutWrite(o, writes_[i]);
   auto put = [&](const Commit& c) {
     o.Tx(c.xid);
-    o.Ptr(c.ptr);
+    o.Ptr(c.ptr());
     o.U(c.participant_mask);
     o.U(c.participant_set == UINT32_MAX ? 0 : uint64_t{c.participant_set} + 1);
     o.U(c.writes_count);
@@ -163,7 +163,7 @@ void CommitWindow::Load(VarintReader& in) {
   auto get = [&] {
     Commit c;
     c.xid = in.Tx();
-    c.ptr = in.Ptr();
+    c.set_ptr(in.Ptr());
     c.participant_mask = in.U();
     const uint64_t set = in.U(participant_sets_.size(), "a participant set");
     c.participant_set = set == 0 ? UINT32_MAX : static_cast<uint32_t>(set - 1);
@@ -180,7 +180,7 @@ void CommitWindow::Load(VarintReader& in) {
   for (size_t i = 0; i < commits; ++i) {
     const Commit c = get();
     // LowerBound and DropBefore rely on the order of place.
-    if (!commits_.empty() && c.ptr < commits_[commits_.size() - 1].ptr) {
+    if (!commits_.empty() && c.ptr() < commits_[commits_.size() - 1].ptr()) {
       in.Fail("the window's commits are not in order of place");
       return;
     }

@@ -32,6 +32,8 @@ class KeyTable {
   };
 
   void Reset(size_t expected) { table_.Reset(expected); }
+  void Free() { table_.Free(); }
+  size_t bytes() const { return table_.bytes(); }
 
   // A write of `counter` by commit `commit` (index in its window), on the Before side or not.
   void Add(uint64_t hash, uint32_t partition, uint32_t cache, uint64_t counter, bool before, uint32_t commit) {
@@ -76,6 +78,11 @@ class PartitionTable {
     table_.Reset(32);
     direct_.clear();
   }
+  void Free() {
+    table_.Free();
+    std::vector<Entry*>().swap(direct_);
+  }
+  size_t bytes() const { return table_.bytes() + direct_.capacity() * sizeof(void*); }  // direct_ holds pointers
 
   void Add(uint32_t cache, uint32_t partition, uint64_t counter, bool before) {
     Entry* e = Get(cache, partition);

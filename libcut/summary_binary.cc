@@ -146,12 +146,12 @@ struct Shared {
 Shared FindShared(const std::vector<TxSide>& prev, const std::vector<TxSide>& cur) {
   Shared s;
   if (prev.empty() || cur.empty()) return s;
-  const auto it = std::lower_bound(prev.begin(), prev.end(), cur[0].commit,
-                                   [](const TxSide& t, const wal::Pointer& p) { return t.commit < p; });
+  const auto it = std::lower_bound(prev.begin(), prev.end(), cur[0].commit(),
+                                   [](const TxSide& t, const wal::Pointer& p) { return t.commit() < p; });
   size_t from = static_cast<size_t>(it - prev.begin());
   size_t n = 0;
   while (from + n < prev.size() && n < cur.size() && prev[from + n].xid == cur[n].xid &&
-         prev[from + n].commit == cur[n].commit) {
+         prev[from + n].commit() == cur[n].commit()) {
     ++n;
   }
   if (n > 0) s = {from, n};
@@ -249,7 +249,7 @@ std::string EncodeCut(const CutOnNode& c, const std::vector<TxSide>& prev) {
     const TxSide& t = c.txs[k];
     if (k >= shared.count) {
       xids.Put(o, t.xid);
-      commits.Put(o, t.commit);
+      commits.Put(o, t.commit());
     }
     while (next < c.participants.size() && c.participants[next].tx < k) ++next;
     const std::span<const uint16_t> nodes = next < c.participants.size() && c.participants[next].tx == k
@@ -332,7 +332,7 @@ void DecodeCut(In& in, const std::vector<TxSide>& prev, bool strict, bool applie
     if (k >= shared) {
       TxSide fresh;
       fresh.xid = xids.Get(in);
-      fresh.commit = commits.Get(in);
+      fresh.set_commit(commits.Get(in));
       c.txs.push_back(fresh);
     }
     TxSide& t = c.txs[k];

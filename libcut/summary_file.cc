@@ -113,7 +113,7 @@ std::string EncodeSummary(const NodeIndex& n, SummaryFormat format, const NodeKe
         const auto of = NodesOf(c, c.participants[next]);
         nodes.assign(of.begin(), of.end());
       }
-      txs.push_back(Json::array({t.xid.ToString(), t.side == Side::kBefore ? "B" : "A", t.commit.ToString(), nodes}));
+      txs.push_back(Json::array({t.xid.ToString(), t.side == Side::kBefore ? "B" : "A", t.commit().ToString(), nodes}));
     }
     cj["txs"] = txs;
     Json probs = Json::array();
@@ -279,7 +279,7 @@ CutOnNode ParseCut(const JsonObject& o, uint64_t schema) {
     TxSide s;
     s.xid = ParseTxId(t[0], where, o.errors());
     s.side = ParseSide(t[1], where, o.errors());
-    s.commit = ParsePointer(t[2], where, o.errors());
+    s.set_commit(ParsePointer(t[2], where, o.errors()));
     if (!t[3].is_array() || t[3].size() > 65535) {
       o.Fail(where + ": participants: expected an array");
       return c;

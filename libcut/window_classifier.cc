@@ -30,6 +30,18 @@ void WindowClassifier::Classify(CutOnNode& c, const CommitWindow& w, const wal::
   ClassifyCommits(c, w, b);
   CheckKeyOrder(c, w, b);
   last_ = {true, c.start, c.finish};
+  FreeLargeTables();
+}
+
+// Small tables are kept for the next cut (many short windows then allocate nothing); large
+// ones are given back, so that of the many nodes read at once only those classifying hold
+// them (eight nodes on two cores, 1 M transactions and 3 cuts: 639 MB peak before, 600 after).
+void WindowClassifier::FreeLargeTables() {
+  constexpr size_t kKeep = size_t{1} << 20;
+  if (seen_.bytes() > kKeep) seen_.Free();
+  if (ranged_.bytes() > kKeep) ranged_.Free();
+  if (partitions_.bytes() > kKeep) partitions_.Free();
+  if (keys_.bytes() > kKeep) keys_.Free();
 }
 
 bool WindowClassifier::NewlyBefore(const CommitWindow& w, size_t i, uint64_t hash) const {
@@ -37,7 +49,7 @@ bool WindowClassifier::NewlyBefore(const CommitWindow& w, size_t i, uint64_t has
   if (!not_before_last_) return true;
   // At or after the last cut's Start: between its records, Before it when it listed it so.
   const Commit& k = w[i];
-  return !(k.ptr < last_.finish && last_before_.Contains(k.xid, hash));
+  return !(k.ptr() < last_.finish && last_before_.Contains(k.xid, hash));
 }
 
 void WindowClassifier::CheckSets(CutOnNode& c) {
@@ -93,7 +105,7 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
     if (i >= b.finish) {
       if (before_.Contains(k.xid, hash) || (!watch_commits_ && after_.Contains(k.xid, hash))) {
         c.problems.push_back(
-            {Kind::kListedAfterFinish, k.xid, k.ptr,
+            {Kind::kListedAfterFinish, k.xid, k.ptr(),
              fmt::format("listed in the Finish record at {} but committed after it", c.finish.ToString())});
       }
     } else if (i >= b.start && side == Side::kBefore) {
@@ -108,11 +120,11 @@ void WindowClassifier::ClassifyCommits(CutOnNode& c, const CommitWindow& w, cons
         const auto count = static_cast<uint32_t>(c.participant_nodes.size() - from);
         if (count > 0) c.participants.push_back({static_cast<uint32_t>(c.txs.size()), from, count});
       }
-      c.txs.push_back(TxSide{k.xid, k.ptr, side, newly ? k.ignite_participants : uint8_t{0}});
+      c.txs.push_back(TxSide{k.xid, k.ptr_segment, k.ptr_offset, side, newly ? k.ignite_participants : uint8_t{0}});
     } else if (c.txs[first].side != side) {
-      c.problems.push_back({Kind::kSideSplit, k.xid, k.ptr,
+      c.problems.push_back({Kind::kSideSplit, k.xid, k.ptr(),
                             fmt::format("committed on both sides of the cut on this node (at {} and {})",
-                                        c.txs[first].commit.ToString(), k.ptr.ToString())});
+                                        c.txs[first].commit().ToString(), k.ptr().ToString())});
     }
     w.ForEachWrite(
         k, [&](const Write& wr) { partitions_.Add(wr.cache, wr.partition, wr.counter, side == Side::kBefore); });
@@ -131,7 +143,7 @@ void WindowClassifier::CheckListed(CutOnNode& c) {
           {Kind::kListedNotCommitted, x, c.finish, "in the before set but not committed on this node"});
     } else if (ranged_.Find(x) == nullptr) {
       // (A transaction with two roles here may commit one of them before Start.)
-      const wal::Pointer at = c.txs[at_index].commit;
+      const wal::Pointer at = c.txs[at_index].commit();
       if (watch_commits_ && at < c.start) continue;  // grabbed while committing (see the header)
       c.problems.push_back({Kind::kBeforeOutsideRange, x, at,
                             fmt::format("in the before set but committed at {}, not between Start {} and Finish {}",
@@ -173,7 +185,7 @@ void WindowClassifier::CheckKeyOrder(CutOnNode& c, const CommitWindow& w, const 
   });
   for (const KeyTable::Entry& e : broken) {
     const Commit& k = w[b.first + e.before_commit];
-    c.problems.push_back({Kind::kKeyOrder, k.xid, k.ptr,
+    c.problems.push_back({Kind::kKeyOrder, k.xid, k.ptr(),
                           fmt::format("cache {} partition {} key xxh3:{:016x}: a Before write has counter {}, an "
                                       "After write counter {}",
                                       e.cache, e.partition, e.hash, e.max_before, e.min_after)});

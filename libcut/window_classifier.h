@@ -70,6 +70,7 @@ class WindowClassifier {
   void ClassifyCommits(CutOnNode& c, const CommitWindow& w, const Bounds& b);
   void CheckListed(CutOnNode& c);
   void CheckKeyOrder(CutOnNode& c, const CommitWindow& w, const Bounds& b);
+  void FreeLargeTables();
 
   IdSet before_, after_;  // the Finish record's sets
   IdIndex seen_;          // xid -> index in the cut's txs

@@ -52,7 +52,7 @@ std::string Json(const cut::NodeIndex& n) { return cut::EncodeSummary(n, cut::Su
 cut::TxSide Tx(uint64_t order, uint32_t offset, cut::Side side) {
   cut::TxSide t;
   t.xid = {1, 2, order};
-  t.commit = {3, offset};
+  t.set_commit({3, offset});
   t.side = side;
   return t;
 }
@@ -230,7 +230,7 @@ TEST(Summary, HandBuiltFramesReadAsTheFormatSays) {
   ASSERT_EQ(n->cuts.size(), 1u);
   ASSERT_EQ(n->cuts[0].txs.size(), 1u);
   EXPECT_EQ(n->cuts[0].txs[0].xid.ToString(), "1.0.2");
-  EXPECT_EQ(n->cuts[0].txs[0].commit.ToString(), "3:100");
+  EXPECT_EQ(n->cuts[0].txs[0].commit().ToString(), "3:100");
   EXPECT_EQ(n->cuts[0].txs[0].side, cut::Side::kBefore);
 }
 

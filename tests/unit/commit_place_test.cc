@@ -153,7 +153,7 @@ TEST(CommitWindow, ManyPlacedCommitsSettleInOrderWithTheirWrites) {
   ASSERT_EQ(w.size(), kCommits);
   for (size_t i = 0; i < w.size(); ++i) {
     if (i > 0) {
-      EXPECT_FALSE(w[i].ptr < w[i - 1].ptr) << i;
+      EXPECT_FALSE(w[i].ptr() < w[i - 1].ptr()) << i;
     }
     std::vector<uint64_t> counters;
     w.ForEachWrite(w[i], [&](const cut::Write& x) { counters.push_back(x.counter); });

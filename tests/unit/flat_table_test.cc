@@ -189,5 +189,34 @@ TEST(PartitionTable, FindsConflictsThroughGrowth) {
   }
 }
 
+// Free gives a table's memory back and leaves it empty and usable: what a classifier does
+// with its large tables after each cut.
+TEST(TablesFree, GiveTheMemoryBackAndWorkAgain) {
+  TxTable t;
+  t.Reset(4);
+  for (uint64_t i = 0; i < 100000; ++i) t.Insert(Tx(i), static_cast<uint32_t>(i));
+  EXPECT_GT(t.bytes(), size_t{1} << 20);
+  t.Free();
+  EXPECT_LT(t.bytes(), 1024u);
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_EQ(t.Find(Tx(5)), nullptr);
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_TRUE(t.Insert(Tx(i + 7), 1).second);
+  EXPECT_NE(t.Find(Tx(7)), nullptr);
+  EXPECT_EQ(t.Find(Tx(5)), nullptr);
+
+  PartitionTable p;
+  p.Reset();
+  for (uint32_t part = 0; part < 100000; ++part) p.Add(1, part, 10, true);
+  EXPECT_GT(p.bytes(), size_t{1} << 20);
+  p.Free();
+  EXPECT_LT(p.bytes(), 4096u);
+  EXPECT_FALSE(p.AnyConflict());
+  p.Reset();
+  p.Add(1, 3, 10, true);
+  p.Add(1, 3, 5, false);
+  EXPECT_TRUE(p.MayConflict(1, 3));
+  EXPECT_FALSE(p.MayConflict(1, 4));
+}
+
 }  // namespace
 }  // namespace cut
