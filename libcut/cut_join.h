@@ -22,7 +22,8 @@ struct CutJoin {
     uint64_t nodes;            // the nodes that committed it, when `masked`
     uint64_t after;            // those that have it After, when `masked`
     uint32_t node;             // the first node that has it, by index in `nodes`
-    uint32_t tx;               // its index in that node's CutOnNode::txs
+    uint32_t tx;               // its index in that node's CutOnNode::txs (for messages; a kept
+                               // join's are stale: KeepForNesting thins the cut's txs)
     Side side;                 // there
     uint8_t participants = 0;  // the most TxSide::participants among its nodes
   };
