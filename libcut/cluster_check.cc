@@ -338,7 +338,8 @@ StreamedCluster CheckClusterStreaming(std::vector<std::unique_ptr<CutFeed>> give
       if (it != last.end()) Release(views, out.report.cuts[it->second].id, keep_sets);
       last[out.report.cuts[index].base] = index;
       KeepForNesting(views, id);
-      std::swap(last_join[out.report.cuts[index].base], checker.join());  // the old one's id table is reused
+      std::swap(last_join[out.report.cuts[index].base], checker.join());  // the old one goes back to the checker
+      KeepBeforeOnly(last_join[out.report.cuts[index].base]);
     } else {
       Release(views, id, keep_sets);
     }

@@ -60,6 +60,21 @@ void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const
   j.valid = true;
 }
 
+void KeepBeforeOnly(CutJoin& j) {
+  if (!j.valid || !j.masked) return;
+  Chunked<CutJoin::Seen> kept;
+  j.seen.ForEach([&](const CutJoin::Seen& s) {
+    if ((s.nodes & ~s.after) != 0) kept.push_back(s);
+  });
+  j.seen = std::move(kept);
+  j.first.Free();
+  j.first.Reset(j.seen.size());
+  for (size_t k = 0; k < j.seen.size(); ++k) {
+    j.first.Insert(j.seen[k].xid, static_cast<uint32_t>(k),
+                   [&](uint32_t e) -> const wal::TxId& { return j.seen[e].xid; });
+  }
+}
+
 // The window argument needs the previous cut (whose Start opens the participant's window)
 // to have finished everywhere: a failed cut does not wait for the transactions it watched,
 // so one of them can still be in flight at the next cut's start.

@@ -42,6 +42,11 @@ struct CutJoin {
   }
 };
 
+// Thins the join of the last consistent cut, kept for the nesting check of the next one,
+// to what that check asks of it (NestingMayFail): the transactions Before on some node.
+// Only for masked joins (an unmasked one is not asked).
+void KeepBeforeOnly(CutJoin& j);
+
 // Builds `j` over the nodes' cuts `on` (each with both records), reporting every
 // side-mismatch into `report`.
 void JoinCut(const std::vector<const NodeIndex*>& nodes, const std::vector<const CutOnNode*>& on, CutReport& report,
